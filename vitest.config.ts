@@ -1,0 +1,46 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Projects (STYLE.md section 6): `unit` = colocated *.test.ts (no I/O beyond temp files),
+ * `int` = *.int.test.ts (real processes, fs, services), `e2e` = tests/e2e (the built binary).
+ * The `@trellis/source` export condition makes workspace imports resolve to `src/` without a build.
+ */
+const shared = {
+  resolve: { conditions: ['@trellis/source'] },
+  ssr: { resolve: { conditions: ['@trellis/source'] } },
+};
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        ...shared,
+        test: {
+          name: 'unit',
+          include: [
+            'packages/*/src/**/*.test.ts',
+            'packages/*/test/**/*.test.ts',
+            'tests/docs/**/*.test.ts',
+          ],
+          exclude: ['**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
+        },
+      },
+      {
+        ...shared,
+        test: {
+          name: 'int',
+          include: ['packages/*/src/**/*.int.test.ts', 'packages/*/test/**/*.int.test.ts'],
+          exclude: ['**/node_modules/**', '**/dist/**'],
+        },
+      },
+      {
+        ...shared,
+        test: {
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          exclude: ['**/node_modules/**', '**/dist/**'],
+        },
+      },
+    ],
+  },
+});
