@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigSchema, isTimeZone, normalizeBasePath } from './config.schema.js';
+import { FLAG_MAP } from './config-flags.js';
+import { ENV_MAP } from './env-map.js';
+
+/** A config with every optional section present, to look paths up in. */
+const full = ConfigSchema.parse({ home: '/h', redis: { url: 'redis://localhost:6379' } });
+
+const hasPath = (dotted: string): boolean => {
+  let node: unknown = full;
+  for (const key of dotted.split('.')) {
+    if (typeof node !== 'object' || node === null || !(key in node)) return false;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return true;
+};
+
+describe('ConfigSchema', () => {
+  it('fills every field from its default given only home', () => {
+    expect(full.paths.dagsDir).toBe('/h/dags');
+    expect(full.server).toEqual({
+      host: 'localhost',
+      port: 8080,
+      basePath: '',
+      headless: false,
+      tz: '',
+      metricsPublic: true,
+    });
+    expect(full.coordinator.port).toBe(50055);
+    expect(full.scheduler.zombieDetectionIntervalSec).toBe(45);
+  });
+
+  it('keeps absolute paths and resolves relative ones against home', () => {
+    const c = ConfigSchema.parse({ home: '/h', paths: { dagsDir: '/abs', logDir: 'l/x' } });
+    expect(c.paths).toEqual({ dagsDir: '/abs', dataDir: '/h/data', logDir: '/h/l/x' });
+  });
+
+  it('rejects a relative home', () => {
+    expect(ConfigSchema.safeParse({ home: 'rel' }).success).toBe(false);
+  });
+
+  it('rejects unknown keys at every level', () => {
+    for (const input of [{ x: 1 }, { server: { x: 1 } }, { worker: { x: 1 } }]) {
+      expect(ConfigSchema.safeParse({ home: '/h', ...input }).success).toBe(false);
+    }
+  });
+
+  it('allows zombie detection to be disabled with 0 but not a worker concurrency of 0', () => {
+    expect(
+      ConfigSchema.safeParse({ home: '/h', scheduler: { zombieDetectionIntervalSec: 0 } }).success,
+    ).toBe(true);
+    expect(ConfigSchema.safeParse({ home: '/h', worker: { concurrency: 0 } }).success).toBe(false);
+  });
+});
+
+describe('normalizeBasePath', () => {
+  it.each([
+    ['', ''],
+    ['/', ''],
+    ['  /a/  ', '/a'],
+    ['a/b', '/a/b'],
+    ['/a//b///', '/a/b'],
+  ])('turns %j into %j', (input, expected) => {
+    expect(normalizeBasePath(input)).toBe(expected);
+  });
+});
+
+describe('isTimeZone', () => {
+  it('accepts IANA zone names and the empty string (local zone)', () => {
+    for (const tz of ['', 'UTC', 'Europe/Berlin', 'America/New_York'])
+      expect(isTimeZone(tz)).toBe(true);
+  });
+
+  it('rejects names the runtime does not know', () => {
+    for (const tz of ['Mars/Olympus', 'Berlin', 'not a zone']) expect(isTimeZone(tz)).toBe(false);
+  });
+});
+
+describe('ENV_MAP and FLAG_MAP', () => {
+  it('list every documented SVC_* variable once, each with a description', () => {
+    const names = ENV_MAP.map((b) => b.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const required of [
+      'SVC_HOME',
+      'SVC_CONFIG',
+      'SVC_DAGS_DIR',
+      'SVC_DATA_DIR',
+      'SVC_LOG_DIR',
+      'SVC_HOST',
+      'SVC_PORT',
+      'SVC_BASE_PATH',
+      'SVC_HEADLESS',
+      'SVC_TZ',
+      'SVC_DEFAULT_SHELL',
+      'SVC_REDIS_URL',
+      'SVC_COORDINATOR_HOST',
+      'SVC_COORDINATOR_PORT',
+      'SVC_COORDINATOR_ADVERTISE',
+      'SVC_WORKER_ID',
+      'SVC_WORKER_LABELS',
+      'SVC_WORKER_CONCURRENCY',
+      'SVC_HIST_RETENTION_DAYS',
+      'SVC_METRICS_PUBLIC',
+    ]) {
+      expect(names).toContain(required);
+    }
+    for (const b of ENV_MAP) expect(b.description.length).toBeGreaterThan(10);
+  });
+
+  it('map every variable and flag to a field that exists in the config', () => {
+    const paths = [...ENV_MAP, ...Object.values(FLAG_MAP)].flatMap((b) => (b.path ? [b.path] : []));
+    expect(paths.filter((p) => !hasPath(p))).toEqual([]);
+  });
+});

@@ -1,0 +1,17 @@
+/*
+ * The server config (STYLE.md section 3): one schema, one loader, one reader of process.env.
+ */
+export {
+  ConfigSchema,
+  isTimeZone,
+  normalizeBasePath,
+  type Config,
+  type ConfigInput,
+  type QueueConfig,
+} from './config.schema.js';
+export { ConfigError } from './config-error.js';
+export { FLAG_MAP, type ConfigFlags, type FlagBinding } from './config-flags.js';
+export { ENV_MAP, type EnvBinding, type EnvName } from './env-map.js';
+export { loadConfig, type LoadConfigOptions, type LoadedConfig } from './load-config.js';
+export { parseLabels, type ParsedLabels, type SettingKind } from './parse-setting.js';
+export { readProcessEnv } from './process-env.js';

@@ -1,0 +1,7 @@
+export * from './status/run-status.js';
+export * from './status/node-status.js';
+export * from './errors/app-error.js';
+export * from './ports/clock.js';
+export * from './ports/id-generator.js';
+export * from './ports/process-runner.js';
+export * from './config/index.js';
