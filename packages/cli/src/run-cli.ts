@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { COMMANDS, findCommand } from './commands/registry.js';
+import { ExitCode, type CliIo } from './io.js';
+
+/** The version in this package's package.json (the product version). */
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+const helpText = (): string => {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map(
+    (c) =>
+      `  ${c.name.padEnd(width)}  ${c.summary}${c.arrivesWith ? ` (not built yet: ${c.arrivesWith})` : ''}`,
+  );
+  return [
+    `trellis ${VERSION}: workflow orchestration (DAGs of steps, queues, cron, a labelled worker fleet)`,
+    '',
+    'usage: trellis <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'Run `trellis <command> --help` for the options of one command.',
+    'Settings come from $SVC_HOME/config.yaml, SVC_* environment variables and flags, in that order.',
+  ].join('\n');
+};
+
+/**
+ * Runs `trellis` with `args` (the words after the program name). Returns the exit code; never
+ * calls `process.exit` itself, so tests can drive it in-process.
+ */
+export const runCli = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
+  const first = args[0];
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    (first === undefined ? io.err : io.out)(helpText());
+    return first === undefined ? ExitCode.Usage : ExitCode.Ok;
+  }
+  if (first === '--version' || first === '-v' || first === 'version') {
+    io.out(VERSION);
+    return ExitCode.Ok;
+  }
+  const found = findCommand(args);
+  if (!found) {
+    io.err(
+      `trellis: unknown command ${JSON.stringify(first)}; run \`trellis --help\` for the list`,
+    );
+    return ExitCode.Usage;
+  }
+  const { command, rest } = found;
+  if (!command.run) {
+    io.err(
+      `trellis ${command.name}: not built yet; it arrives with ${command.arrivesWith ?? 'a later release'}. Nothing was done.`,
+    );
+    return ExitCode.Usage;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS')) {
+      io.err(`trellis ${command.name}: ${e.message}\nusage: ${command.usage}`);
+      return ExitCode.Usage;
+    }
+    throw e;
+  }
+};
