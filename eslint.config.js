@@ -44,6 +44,62 @@ const restrictedImports = {
   ],
 };
 
+/**
+ * Each third-party I/O library is imported by its owner package only (ARCHITECTURE.md section 5,
+ * STYLE.md section 9). Library -> the packages that may import it.
+ */
+const OWNERS = {
+  'js-yaml': ['core', 'spec'],
+  croner: ['spec', 'scheduler'],
+  zod: ['core', 'api'],
+  dockerode: ['executors'],
+  ssh2: ['executors'],
+  nodemailer: ['executors'],
+  'jq-wasm': ['executors'],
+  bullmq: ['dispatch'],
+  ioredis: ['dispatch'],
+  '@grpc/grpc-js': ['coordinator'],
+  '@grpc/proto-loader': ['coordinator'],
+  express: ['api'],
+  'prom-client': ['api'],
+};
+const PACKAGES = [
+  'core',
+  'spec',
+  'engine',
+  'executors',
+  'store',
+  'scheduler',
+  'dispatch',
+  'coordinator',
+  'services',
+  'api',
+  'cli',
+  'web',
+  'testkit',
+];
+const TIMER_MODULES = ['timers', 'node:timers', 'timers/promises', 'node:timers/promises'];
+
+/** no-restricted-imports options for the sources of package `pkg`. */
+const importRulesFor = (pkg) => ({
+  ...restrictedImports,
+  paths: [
+    ...restrictedImports.paths,
+    ...Object.entries(OWNERS)
+      .filter(([, owners]) => !owners.includes(pkg))
+      .map(([name, owners]) => ({
+        name,
+        message: `${name} belongs to @trellis/${owners.join(' and @trellis/')}: use that package's port instead.`,
+      })),
+    ...(CLOCK_INJECTED.includes(`packages/${pkg}/src/**`)
+      ? TIMER_MODULES.map((name) => ({
+          name,
+          message: 'Use the injected Clock (deps.clock.sleep(ms, signal)) instead of timers.',
+        }))
+      : []),
+  ],
+});
+
 const wallClockSyntax = [
   {
     selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
@@ -173,21 +229,16 @@ export default defineConfig(
     ignores: TESTS,
     rules: {
       'no-restricted-syntax': ['error', ...wallClockSyntax],
-      'no-restricted-imports': [
-        'error',
-        {
-          ...restrictedImports,
-          paths: [
-            ...restrictedImports.paths,
-            ...['timers', 'node:timers', 'timers/promises', 'node:timers/promises'].map((name) => ({
-              name,
-              message: 'Use the injected Clock (deps.clock.sleep(ms, signal)) instead of timers.',
-            })),
-          ],
-        },
-      ],
     },
   },
+
+  // Library ownership (and timer bans in clock-injected packages), per package source tree.
+  ...PACKAGES.map((pkg) => ({
+    name: `trellis/imports-${pkg}`,
+    files: [`packages/${pkg}/src/**`],
+    ignores: TESTS,
+    rules: { 'no-restricted-imports': ['error', importRulesFor(pkg)] },
+  })),
 
   // Tests: vitest matchers take method references; non-null assertions are fine on fixtures.
   {

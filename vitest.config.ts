@@ -12,6 +12,8 @@ const shared = {
 
 export default defineConfig({
   test: {
+    // The default reporter, then a plain "N passed, N failed" line for CI (tests/support).
+    reporters: ['default', './tests/support/summary-reporter.ts'],
     projects: [
       {
         ...shared,
