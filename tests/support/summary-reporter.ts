@@ -19,6 +19,8 @@ export default class SummaryReporter implements Reporter {
         else skipped++;
       }
     }
-    process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+    process.stdout.write(
+      `\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
+    );
   }
 }

@@ -1,0 +1,16 @@
+// `pnpm bench`: runs every bench/*.bench.js in order and prints their figures. Benchmarks are
+// measured here, never asserted in the test suite (DEVELOPERS.md: speed and memory are measured).
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const dir = dirname(fileURLToPath(import.meta.url));
+const only = process.argv[2];
+for (const f of readdirSync(dir)
+  .filter((n) => n.endsWith('.bench.js'))
+  .sort()) {
+  if (only && !f.includes(only)) continue;
+  console.log(`\n## ${f}`);
+  const mod = await import(pathToFileURL(join(dir, f)).href);
+  await mod.default();
+}
