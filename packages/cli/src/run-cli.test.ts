@@ -115,7 +115,7 @@ describe('trellis validate', () => {
       `${bad}: line 2: maxActiveRuns: must be -1 (unlimited) or an integer of at least 1, got 0`,
       `${bad}: line 4: steps[0]: a step has nothing to run: set command, script or run`,
       `${bad}: line 5: steps[0].comand: unknown field "comand" in a step: did you mean "command"?`,
-      `${bad}: line 6: steps[0].depends[0]: step "a" depends on unknown step "nope"`,
+      `${bad}: line 6: steps[0].depends: step "a" depends on unknown step "nope"`,
       `${good}: valid (DAG "good")`,
     ]);
   });
