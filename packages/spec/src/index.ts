@@ -30,3 +30,4 @@ export { normalizeSignal } from './normalize/signals.js';
 export { envToStrings } from './normalize/env.js';
 export { MAX_PARALLEL_ITEMS } from './normalize/parallel.js';
 export * from './api-shape/api-shape.js';
+export * from './model/run.js';
