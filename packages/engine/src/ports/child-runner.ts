@@ -1,0 +1,46 @@
+import type { NodeStatus, RunStatus } from '@trellis/core';
+import type { Dag, RunRef } from '@trellis/spec';
+
+/** A request to run a child DAG for a node (`run:`, `call:`, `executor: dag`). */
+export interface ChildRunRequest {
+  /** The target as written after expansion: a DAG of the parent's file, a name, or a path. */
+  readonly target: string;
+  /** The parent's file: DAGs defined next to it are looked up first. */
+  readonly localDags: readonly Dag[];
+  /** The parent DAG's working directory (relative paths resolve against it). */
+  readonly workingDir: string;
+  /** Parameters for the child as `KEY="value"` text. */
+  readonly params: string;
+  /** The child's run id (deterministic per parent run, step, params and attempt). */
+  readonly dagRunId: string;
+  readonly parent: RunRef;
+  readonly root: RunRef;
+  /** Labels a worker must carry to run it (the step's `workerSelector`). */
+  readonly workerSelector: Readonly<Record<string, string>>;
+  /** Environment of the parent step, passed on to the child's steps. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly abort: AbortSignal;
+  readonly dryRun: boolean;
+}
+
+/** How a child run ended. */
+export interface ChildRunResult {
+  readonly name: string;
+  readonly dagRunId: string;
+  readonly status: RunStatus;
+  /** Output variables of every node of the child, name -> value. */
+  readonly outputs: Readonly<Record<string, string>>;
+  /** Set when the child could not be started at all (unknown DAG, invalid definition). */
+  readonly error?: string;
+}
+
+/**
+ * Starts child runs and waits for them. The composition root implements it over the engine and
+ * the store (locally) or the dispatcher (on workers).
+ */
+export interface ChildRunner {
+  run(req: ChildRunRequest): Promise<ChildRunResult>;
+}
+
+/** The node status a child run's status maps to (peer-behaviour 4.7). */
+export type ChildNodeStatus = Extract<NodeStatus, 2 | 3 | 4 | 6>;

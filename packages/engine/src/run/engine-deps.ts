@@ -1,0 +1,23 @@
+import type { Clock } from '@trellis/core';
+import type { EngineEvents } from '../events.js';
+import type { ChildRunner } from '../ports/child-runner.js';
+import type { CommandRunner } from '../ports/command-runner.js';
+import type { ExecutorRegistry } from '../ports/executor.js';
+import type { RunRecorder } from '../ports/recorder.js';
+
+/** What the engine needs from the outside, injected once (STYLE.md section 4). */
+export interface EngineDeps {
+  readonly clock: Clock;
+  readonly executors: ExecutorRegistry;
+  readonly commands: CommandRunner;
+  readonly children?: ChildRunner;
+  readonly recorder: RunRecorder;
+  readonly events?: EngineEvents;
+  /**
+   * The full environment of the process. All of it is usable for `${VAR}` while the DAG is
+   * evaluated; step processes receive only the filtered part (spec, Variables).
+   */
+  readonly systemEnv: Readonly<Record<string, string>>;
+  /** Shell for steps that set none (config `defaultShell`, else $SHELL, else `sh`). */
+  readonly defaultShell: string;
+}

@@ -1,0 +1,92 @@
+import { parseDagFile, type Dag, type DagRunRecord } from '@trellis/spec';
+import {
+  FakeClock,
+  InMemoryRecorder,
+  ScriptedCommandRunner,
+  ScriptedExecutor,
+  makeRunRecord,
+  type Script,
+} from '@trellis/testkit';
+import { EngineEvents } from '../events.js';
+import type { ChildRunner } from '../ports/child-runner.js';
+import { runDag } from './dag-runner.js';
+
+/** Parses a DAG for a test; fails loudly when the YAML has problems. */
+export const dagOf = (yaml: string): Dag => {
+  const r = parseDagFile(yaml, { location: '/tmp/test-dag.yaml', cwd: '/tmp' });
+  if (!r.valid) throw new Error(`test DAG is invalid:\n${r.errors.join('\n')}`);
+  return r.main.dag;
+};
+
+export interface Harness {
+  readonly clock: FakeClock;
+  readonly recorder: InMemoryRecorder;
+  readonly executor: ScriptedExecutor;
+  readonly commands: ScriptedCommandRunner;
+  readonly events: EngineEvents;
+  readonly run: (opts?: {
+    stop?: AbortSignal;
+    dryRun?: boolean;
+    record?: DagRunRecord;
+  }) => Promise<DagRunRecord>;
+}
+
+/** The engine wired to fakes: scripted executor per step name, auto-advancing clock by default. */
+export const harness = (
+  yaml: string,
+  scripts: Record<string, Script | Script[]> = {},
+  opts: {
+    commands?: (cmd: string) => { exitCode: number; stdout: string };
+    clock?: FakeClock;
+    children?: ChildRunner;
+    systemEnv?: Record<string, string>;
+  } = {},
+): Harness => {
+  const dag = dagOf(yaml);
+  const clock = opts.clock ?? new FakeClock(undefined, { autoAdvance: true });
+  const recorder = new InMemoryRecorder();
+  const executor = new ScriptedExecutor(scripts);
+  const commands = new ScriptedCommandRunner(opts.commands);
+  const events = new EngineEvents();
+  return {
+    clock,
+    recorder,
+    executor,
+    commands,
+    events,
+    run: (o = {}) =>
+      runDag(
+        {
+          clock,
+          executors: {
+            shell: executor,
+            docker: executor,
+            ssh: executor,
+            http: executor,
+            mail: executor,
+            jq: executor,
+          },
+          commands,
+          recorder,
+          events,
+          systemEnv: opts.systemEnv ?? {
+            PATH: '/usr/bin:/bin',
+            HOME: '/root',
+            SECRET_TOKEN: 's3cr3t',
+          },
+          defaultShell: 'sh',
+          ...(opts.children ? { children: opts.children } : {}),
+        },
+        {
+          dag,
+          record: o.record ?? makeRunRecord(dag),
+          ...(o.stop ? { stop: o.stop } : {}),
+          ...(o.dryRun ? { dryRun: true } : {}),
+        },
+      ),
+  };
+};
+
+/** Node statuses by step name. */
+export const statuses = (r: DagRunRecord): Record<string, number> =>
+  Object.fromEntries(r.nodes.map((n) => [n.step.name, n.status]));

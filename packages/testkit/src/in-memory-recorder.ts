@@ -1,0 +1,53 @@
+import { PassThrough } from 'node:stream';
+import type { RunRecorder, StepLogs } from '@trellis/engine';
+import type { DagRunRecord } from '@trellis/spec';
+
+/** A RunRecorder that keeps everything in memory: saved records, run log lines, step output. */
+export class InMemoryRecorder implements RunRecorder {
+  readonly runLogPath = '/logs/run.log';
+  readonly saves: DagRunRecord[] = [];
+  readonly lines: string[] = [];
+  private readonly out = new Map<string, string>();
+  private readonly err = new Map<string, string>();
+
+  save(record: DagRunRecord): Promise<void> {
+    this.saves.push(structuredClone(record));
+    return Promise.resolve();
+  }
+
+  log(line: string): void {
+    this.lines.push(line);
+  }
+
+  openStepLogs(key: string): Promise<StepLogs> {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    stdout.on('data', (c: Buffer) => this.out.set(key, (this.out.get(key) ?? '') + c.toString()));
+    stderr.on('data', (c: Buffer) => this.err.set(key, (this.err.get(key) ?? '') + c.toString()));
+    return Promise.resolve({
+      stdoutPath: `/logs/${key}.out`,
+      stderrPath: `/logs/${key}.err`,
+      stdout,
+      stderr,
+      close: () => Promise.resolve(),
+    });
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Everything written to the node's stdout so far. */
+  stdoutOf(key: string): string {
+    return this.out.get(key) ?? '';
+  }
+
+  stderrOf(key: string): string {
+    return this.err.get(key) ?? '';
+  }
+
+  /** The last saved record. */
+  get last(): DagRunRecord | undefined {
+    return this.saves[this.saves.length - 1];
+  }
+}

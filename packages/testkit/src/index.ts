@@ -1,0 +1,5 @@
+export { FakeClock, flushMicrotasks } from './fake-clock.js';
+export { InMemoryRecorder } from './in-memory-recorder.js';
+export { ScriptedExecutor, untilStopped, type Script } from './scripted-executor.js';
+export { ScriptedCommandRunner } from './scripted-command-runner.js';
+export { makeRunRecord } from './run-record.js';
