@@ -1,5 +1,5 @@
 // `pnpm bench`: runs every bench/*.bench.js in order and prints their figures. Benchmarks are
-// measured here, never asserted in the test suite (DEVELOPERS.md: speed and memory are measured).
+// measured here, never asserted in the test suite (README.md, section "Development").
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

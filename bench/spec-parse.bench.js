@@ -39,6 +39,17 @@ ${Array.from(
 ).join('\n')}
 `;
 
+// Every dependency unknown: each one is a problem, and "did you mean" hints must stay cheap.
+const unknownDeps = `type: graph
+steps:
+${Array.from(
+  { length: 10_000 },
+  (_, s) => `  - name: s${s}
+    command: echo ${s}
+    depends: [missing-${s}]`,
+).join('\n')}
+`;
+
 const time = (fn, n) => {
   for (let i = 0; i < Math.min(n, 50); i++) fn(i); // warm-up
   const t0 = performance.now();
@@ -61,6 +72,9 @@ export default function run() {
 
   const perBig = time(() => parseDagFile(big, { location: '/dags/big.yaml' }), 20);
   console.log(`1,000-step graph DAG: ${perBig.toFixed(1)} ms/file`);
+
+  const perUnknown = time(() => parseDagFile(unknownDeps, { location: '/dags/unknown.yaml' }), 3);
+  console.log(`10,000 steps each with an unknown dependency: ${perUnknown.toFixed(0)} ms/file`);
 
   globalThis.gc?.();
   const heap0 = process.memoryUsage().heapUsed;

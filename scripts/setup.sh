@@ -62,7 +62,7 @@ else
 fi
 
 # 2a. node deps in the background: independent of apt, so they overlap its download and dpkg phase.
-#     Note: pnpm also runs the root `prepare` script (tsc -b) after linking.
+#     Nothing is built here: `pnpm test` (and `pnpm build`) run tsc -b themselves.
 if [ -f pnpm-lock.yaml ]; then
   PNPM_ARGS=(install --frozen-lockfile --reporter=append-only)
 else
@@ -142,9 +142,14 @@ else
     log "image local/busybox imported"
   fi
 
-  # 5. sshd's privilege-separation dir; tests start their own sshd on 127.0.0.1.
-  mkdir -p /run/sshd
-  chmod 755 /run/sshd
+  # 5. sshd's privilege-separation dir; tests start their own sshd on 127.0.0.1. Only an sshd
+  #    started by root checks for it, and only root may create it.
+  if [ "$(id -u)" -eq 0 ]; then
+    mkdir -p /run/sshd
+    chmod 755 /run/sshd
+  else
+    log "not root: /run/sshd left as it is (only an sshd started by root needs it)"
+  fi
 fi
 
 # 6. wait for the node deps

@@ -1,5 +1,5 @@
 import type { Dag } from './model/dag.js';
-import { Ctx } from './normalize/context.js';
+import { Ctx, show } from './normalize/context.js';
 import { normalizeDag } from './normalize/dag.js';
 import { formatProblem, type Problem } from './yaml/problem.js';
 import { parseYaml } from './yaml/parse-yaml.js';
@@ -22,6 +22,7 @@ export interface DagFile {
   readonly valid: boolean;
 }
 
+/** How {@link parseDagFile} names, places and cross-checks the DAGs of one text. */
 export interface ParseDagOptions {
   /** Path of the file: the default name and workingDir, and the name used in messages. */
   readonly location?: string;
@@ -84,7 +85,7 @@ export const parseDagFile = (text: string, opts: ParseDagOptions = {}): DagFile 
     const pos = docs[i]?.sourceMap.positionOf(['name']);
     fileProblems.push({
       path: 'name',
-      message: `DAG name ${JSON.stringify(d.dag.name)} is also used by DAG number ${first + 1} of this file: names in one file must be unique`,
+      message: `DAG name ${show(d.dag.name)} is also used by DAG number ${first + 1} of this file: names in one file must be unique`,
       ...(pos ? { line: pos.line } : {}),
     });
   });

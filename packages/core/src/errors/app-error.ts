@@ -41,18 +41,23 @@ export class AppError extends Error {
 /** The kinds of resource a `not_found` names. */
 export type ResourceKind = 'dag' | 'run' | 'step' | 'child run' | 'queue item' | 'remote node';
 
+/** `not_found`: the named resource does not exist. */
 export const notFound = (kind: ResourceKind, id: string): AppError =>
   new AppError(ErrorCode.NotFound, `${kind} not found: ${id}`, { kind, id });
 
+/** `bad_request`: the request itself is invalid; `message` says what to change. */
 export const badRequest = (message: string, details?: Record<string, unknown>): AppError =>
   new AppError(ErrorCode.BadRequest, message, details);
 
+/** `already_exists`: creating the resource would replace one of the same id. */
 export const alreadyExists = (kind: ResourceKind, id: string): AppError =>
   new AppError(ErrorCode.AlreadyExists, `${kind} already exists: ${id}`, { kind, id });
 
+/** `already_running`: the DAG (or run) is already running, so the operation is refused. */
 export const alreadyRunning = (dagName: string): AppError =>
   new AppError(ErrorCode.AlreadyRunning, `DAG "${dagName}" is already running`, { dagName });
 
+/** `not_running`: the operation needs a running run, and this one is not running. */
 export const notRunning = (dagName: string, dagRunId: string): AppError =>
   new AppError(ErrorCode.NotRunning, `run ${dagRunId} of DAG "${dagName}" is not running`, {
     dagName,

@@ -264,7 +264,7 @@ describe('toApiStep', () => {
     });
   });
 
-  it('gives empty strings and empty lists, never null or undefined, for a bare step', () => {
+  it('gives empty strings and lists for a bare step, and null only for retryPolicy and parallel', () => {
     const s = toApiStep(dagOf('steps:\n  - script: echo hi\n').steps[0]!);
     expect(s).toMatchObject({
       id: '',

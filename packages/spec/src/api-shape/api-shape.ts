@@ -120,6 +120,7 @@ const redact = (v: unknown): unknown => {
   return v;
 };
 
+/** A precondition as the API shows it: absent `expected` and `error` are empty strings. */
 export const toApiCondition = (c: Condition): ApiCondition => ({
   condition: c.condition,
   expected: c.expected ?? '',

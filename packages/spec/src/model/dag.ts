@@ -9,6 +9,7 @@ export interface ScheduleEntry {
   readonly timezone?: string;
 }
 
+/** The DAG's `schedule`: when runs start, and when running ones are stopped or restarted. */
 export interface Schedules {
   readonly start: readonly ScheduleEntry[];
   readonly stop: readonly ScheduleEntry[];
@@ -63,6 +64,7 @@ export interface SshSpec {
   readonly knownHostFile: string;
 }
 
+/** OpenTelemetry trace export of the DAG's runs (spec: `otel`). */
 export interface OtelSpec {
   /** @default false */
   readonly enabled: boolean;
@@ -75,6 +77,7 @@ export interface OtelSpec {
   readonly resource: Readonly<Record<string, string>>;
 }
 
+/** One mail setting (`errorMail`, `infoMail`): sender, recipients, subject prefix. */
 export interface MailSpec {
   readonly from: string;
   readonly to: readonly string[];
@@ -83,6 +86,7 @@ export interface MailSpec {
   readonly attachLogs: boolean;
 }
 
+/** The SMTP server that sends the DAG's mails (spec: `smtp`). */
 export interface SmtpSpec {
   readonly host: string;
   readonly port: string;
@@ -90,6 +94,7 @@ export interface SmtpSpec {
   readonly password?: string;
 }
 
+/** Credentials for one container registry of `registryAuths`, keyed by registry host. */
 export interface RegistryAuth {
   readonly username?: string;
   readonly password?: string;
@@ -99,7 +104,9 @@ export interface RegistryAuth {
 
 /** Handler kinds of `handlerOn` and the node names they get in run details. */
 export const HANDLER_KINDS = ['success', 'failure', 'cancel', 'exit'] as const;
+/** One of {@link HANDLER_KINDS}. */
 export type HandlerKind = (typeof HANDLER_KINDS)[number];
+/** The node name of each handler in run details (spec: Events). */
 export const handlerNodeName: Readonly<Record<HandlerKind, string>> = {
   success: 'onSuccess',
   failure: 'onFailure',

@@ -1,8 +1,3 @@
-/**
- * The normalised step: every field the spec's "Step fields" table names, defaults applied,
- * lenient forms compiled into one strict shape (STYLE.md: `normalize*` = lenient -> strict).
- */
-
 /** A `KEY=value` pair in definition order (env, params). Values are unexpanded text. */
 export interface EnvEntry {
   readonly key: string;
@@ -81,6 +76,10 @@ export interface ExecutorSpec {
   readonly config: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * The normalised step: every field the spec's "Step fields" table names, defaults applied,
+ * lenient forms compiled into one strict shape (STYLE.md: `normalize*` = lenient -> strict).
+ */
 export interface Step {
   readonly name: string;
   readonly id?: string;

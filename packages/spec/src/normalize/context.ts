@@ -7,6 +7,7 @@ export class Ctx {
   readonly problems: Problem[] = [];
   constructor(private readonly sourceMap?: SourceMap) {}
 
+  /** Records a problem at `path`, with the line where the document writes it. */
   report(path: YamlPath, message: string): void {
     const pos = this.sourceMap?.positionOf(path);
     this.problems.push({
@@ -14,6 +15,14 @@ export class Ctx {
       message,
       ...(pos ? { line: pos.line } : {}),
     });
+  }
+
+  /**
+   * Records a problem with no line: for a value that comes from outside the document (the DAG's
+   * name taken from its file name), where the nearest line would point at unrelated text.
+   */
+  reportUnplaced(path: YamlPath, message: string): void {
+    this.problems.push({ path: formatPath(path), message });
   }
 }
 
@@ -30,46 +39,105 @@ export const show = (v: unknown): string => {
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Edit distance, for "did you mean" hints on unknown keys. */
-const distance = (a: string, b: string): number => {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0] ?? 0;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j] ?? 0;
-      prev[j] = Math.min(up + 1, (prev[j - 1] ?? 0) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length] ?? 0;
-};
+/** Keys longer than this get no "did you mean" hint: a key that long is not a typo. */
+export const MAX_HINT_KEY_LENGTH = 64;
+/** With more candidates than this, hints are skipped: a guess among so many convinces no one. */
+export const MAX_HINT_CANDIDATES = 500;
+/** Lookups one suggester answers; later keys get no hint (so many unknown names are no typos). */
+export const MAX_HINTED_KEYS = 100;
+
+/** Two rows of the distance table, reused: keys are short, so they rarely grow. */
+let rowA = new Int32Array(128);
+let rowB = new Int32Array(128);
 
 /**
- * The allowed key `key` was most likely meant to be: the closest by edit distance when that is
- * small, else the only allowed key that starts with it or that it starts with (`retry` ->
- * `retryPolicy`, `keyFile` -> `key`). Undefined when nothing is a convincing match.
+ * Edit distance between `a` and `b` when it is at most `max`, else `max + 1`. Only cells within
+ * `max` of the diagonal are computed, and it stops as soon as a whole row exceeds `max` (the
+ * distance can only grow from there); pairs whose lengths differ by more than `max` cost nothing.
  */
-export const suggest = (key: string, allowed: readonly string[]): string | undefined => {
-  const lower = key.toLowerCase();
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const k of allowed) {
-    const d = distance(lower, k.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = k;
-    }
+export const boundedDistance = (a: string, b: string, max: number): number => {
+  const over = max + 1;
+  if (max < 0 || Math.abs(a.length - b.length) > max) return over;
+  if (rowA.length < b.length + 2) {
+    rowA = new Int32Array(b.length + 2);
+    rowB = new Int32Array(b.length + 2);
   }
-  if (best !== undefined && bestD < key.length && bestD <= Math.max(1, Math.floor(key.length / 3)))
-    return best;
-  if (lower.length < 3) return undefined;
-  const prefixed = allowed.filter((k) => {
-    const l = k.toLowerCase();
-    return l.length >= 3 && (l.startsWith(lower) || lower.startsWith(l));
-  });
-  return prefixed.length === 1 ? prefixed[0] : undefined;
+  let prev = rowA;
+  let cur = rowB;
+  for (let j = 0; j <= b.length; j++) prev[j] = Math.min(j, over);
+  prev[b.length + 1] = over;
+  for (let i = 1; i <= a.length; i++) {
+    // Cells outside the band [i - max, i + max] count as `over`; the two next to it are written
+    // so that this row and the next read `over` there.
+    const lo = Math.max(1, i - max);
+    const hi = Math.min(b.length, i + max);
+    let left = lo === 1 ? Math.min(i, over) : over;
+    cur[lo - 1] = left;
+    cur[hi + 1] = over;
+    let rowMin = left;
+    const ai = a.charCodeAt(i - 1);
+    for (let j = lo; j <= hi; j++) {
+      let d = (prev[j - 1] ?? over) + (ai === b.charCodeAt(j - 1) ? 0 : 1);
+      const up = (prev[j] ?? over) + 1;
+      if (up < d) d = up;
+      if (left + 1 < d) d = left + 1;
+      if (d > over) d = over;
+      cur[j] = d;
+      left = d;
+      if (d < rowMin) rowMin = d;
+    }
+    if (rowMin > max) return over;
+    const done = prev;
+    prev = cur;
+    cur = done;
+  }
+  return prev[b.length] ?? over;
 };
+
+/** Finds the allowed key a written key was most likely meant to be (see {@link makeSuggester}). */
+export type Suggester = (key: string) => string | undefined;
+
+/**
+ * Prepares "did you mean" lookups over `allowed` once, for all the keys of one call site. A
+ * lookup answers the closest allowed key by edit distance when that is small (at most a third of
+ * the key's length), else the only allowed key that starts with the key or that the key starts
+ * with (`retry` -> `retryPolicy`, `keyFile` -> `key`), else undefined. The cost is bounded: no
+ * hint for keys longer than {@link MAX_HINT_KEY_LENGTH}, among more than
+ * {@link MAX_HINT_CANDIDATES} candidates, or after {@link MAX_HINTED_KEYS} lookups.
+ */
+export const makeSuggester = (allowed: readonly string[]): Suggester => {
+  if (allowed.length > MAX_HINT_CANDIDATES) return () => undefined;
+  const candidates = allowed.map((k) => ({ key: k, lower: k.toLowerCase() }));
+  let lookups = 0;
+  return (key) => {
+    if (key.length > MAX_HINT_KEY_LENGTH || ++lookups > MAX_HINTED_KEYS) return undefined;
+    const lower = key.toLowerCase();
+    // A hint must change fewer characters than the key has.
+    const max = Math.min(Math.max(1, Math.floor(key.length / 3)), key.length - 1);
+    let best: string | undefined;
+    let bestD = max + 1;
+    for (const c of candidates) {
+      const d = boundedDistance(lower, c.lower, bestD - 1);
+      if (d < bestD) {
+        bestD = d;
+        best = c.key;
+      }
+    }
+    if (best !== undefined) return best;
+    if (lower.length < 3) return undefined;
+    let prefixed: string | undefined;
+    for (const c of candidates) {
+      if (c.lower.length < 3 || !(c.lower.startsWith(lower) || lower.startsWith(c.lower))) continue;
+      if (prefixed !== undefined) return undefined;
+      prefixed = c.key;
+    }
+    return prefixed;
+  };
+};
+
+/** One "did you mean" lookup; use {@link makeSuggester} when checking many keys. */
+export const suggest = (key: string, allowed: readonly string[]): string | undefined =>
+  makeSuggester(allowed)(key);
 
 /** Reports every key of `obj` not in `allowed`, naming the closest allowed key. */
 export const checkKeys = (
@@ -79,20 +147,45 @@ export const checkKeys = (
   allowed: readonly string[],
   what: string,
 ): void => {
+  let hintFor: Suggester | undefined;
   for (const key of Object.keys(obj)) {
     if (allowed.includes(key)) continue;
-    const hint = suggest(key, allowed);
+    hintFor ??= makeSuggester(allowed);
+    const hint = hintFor(key);
     const fix =
       allowed.length === 0
         ? 'it takes no fields, remove it'
         : hint
           ? `did you mean ${JSON.stringify(hint)}?`
           : `allowed fields are ${allowed.join(', ')}`;
-    ctx.report([...path, key], `unknown field ${JSON.stringify(key)} in ${what}: ${fix}`);
+    ctx.report([...path, key], `unknown field ${show(key)} in ${what}: ${fix}`);
   }
 };
 
-/** A mapping at `path`, or a problem (and undefined) when the value is something else. */
+/**
+ * `__proto__` as a key of a YAML mapping. js-yaml keeps it as an own property, but any code that
+ * copies the mapping by assignment (`out[k] = v`) would drop it silently, so it is refused.
+ */
+export const PROTO_KEY = '__proto__';
+
+/** Reports a `__proto__` key of `m`, and returns `m` without it. */
+export const withoutProtoKey = (
+  ctx: Ctx,
+  m: Record<string, unknown>,
+  path: YamlPath,
+): Record<string, unknown> => {
+  if (!Object.hasOwn(m, PROTO_KEY)) return m;
+  ctx.report(
+    [...path, PROTO_KEY],
+    `"${PROTO_KEY}" cannot be used as a name here, because JavaScript objects reserve it: rename it`,
+  );
+  return Object.fromEntries(Object.entries(m).filter(([k]) => k !== PROTO_KEY));
+};
+
+/**
+ * A mapping at `path`, or a problem (and undefined) when the value is something else. A
+ * `__proto__` key is reported and left out (see {@link withoutProtoKey}).
+ */
 export const readMap = (
   ctx: Ctx,
   v: unknown,
@@ -100,7 +193,7 @@ export const readMap = (
   what: string,
 ): Record<string, unknown> | undefined => {
   if (v === undefined || v === null) return undefined;
-  if (isRecord(v)) return v;
+  if (isRecord(v)) return withoutProtoKey(ctx, v, path);
   ctx.report(path, `${what} must be a mapping of fields, got ${show(v)}`);
   return undefined;
 };
@@ -114,6 +207,7 @@ export const readString = (ctx: Ctx, v: unknown, path: YamlPath): string | undef
   return undefined;
 };
 
+/** A boolean (`true`/`false`, also as quoted text); anything else is a problem. */
 export const readBool = (ctx: Ctx, v: unknown, path: YamlPath): boolean | undefined => {
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'boolean') return v;
@@ -122,15 +216,22 @@ export const readBool = (ctx: Ctx, v: unknown, path: YamlPath): boolean | undefi
   return undefined;
 };
 
+/** The range an integer field accepts; the problem message names it (or `hint`). */
 export interface IntRule {
+  /** Smallest value allowed. @default no minimum */
   min?: number;
+  /** Largest value allowed. @default no maximum */
   max?: number;
-  /** Extra value allowed below `min`, such as -1 meaning "unlimited". */
+  /** Extra value allowed below `min`, such as -1 meaning "unlimited". @default none */
   special?: number;
+  /** How the message describes the range. @default derived from `min` and `max` */
   hint?: string;
 }
 
-/** An integer (numeric text accepted), checked against `rule`. */
+/**
+ * An integer (numeric text accepted), checked against `rule`. Only safe integers count: a larger
+ * number cannot be held exactly, so `99999999999999999999999` is a problem, not a rounded value.
+ */
 export const readInt = (
   ctx: Ctx,
   v: unknown,
@@ -141,7 +242,7 @@ export const readInt = (
   const n =
     typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
   const inRange =
-    Number.isInteger(n) &&
+    Number.isSafeInteger(n) &&
     (n === rule.special ||
       ((rule.min === undefined || n >= rule.min) && (rule.max === undefined || n <= rule.max)));
   if (inRange) return n;
@@ -156,7 +257,10 @@ export const readInt = (
   return undefined;
 };
 
-/** A string or a list of strings (scalars converted) as a list. */
+/**
+ * A string or a list of strings (scalars converted) as a list. An empty list item (`[a, null]`,
+ * `- ~`) is a problem at the item: unlike an absent field, it cannot mean "use the default".
+ */
 export const readStringList = (ctx: Ctx, v: unknown, path: YamlPath): string[] | undefined => {
   if (v === undefined || v === null) return undefined;
   if (isRecord(v)) {
@@ -169,13 +273,20 @@ export const readStringList = (ctx: Ctx, v: unknown, path: YamlPath): string[] |
   }
   const out: string[] = [];
   v.forEach((item, i) => {
-    const s = readString(ctx, item, [...path, i]);
+    const s = readRequiredString(ctx, item, [...path, i]);
     if (s !== undefined) out.push(s);
   });
   return out;
 };
 
-/** A mapping whose values are scalars, as a string record. */
+/** Like {@link readString}, but nothing (`null`, an empty item) is a problem too. */
+const readRequiredString = (ctx: Ctx, v: unknown, path: YamlPath): string | undefined => {
+  if (v !== undefined && v !== null) return readString(ctx, v, path);
+  ctx.report(path, 'must be text, got nothing');
+  return undefined;
+};
+
+/** A mapping whose values are scalars, as a string record; an empty value is a problem. */
 export const readStringMap = (
   ctx: Ctx,
   v: unknown,
@@ -186,7 +297,7 @@ export const readStringMap = (
   if (!m) return undefined;
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(m)) {
-    const s = readString(ctx, val, [...path, k]);
+    const s = readRequiredString(ctx, val, [...path, k]);
     if (s !== undefined) out[k] = s;
   }
   return out;

@@ -104,18 +104,17 @@ export const normalizeDag = (ctx: Ctx, doc: unknown, opts: NormalizeDagOptions):
     if (opts.isMain) ctx.report(root, 'this DAG has no name: add name: <name>');
   } else {
     const problem = dagNameProblem(name);
-    if (problem) {
-      const fix =
-        opts.name !== undefined
-          ? ''
-          : ownName !== undefined
-            ? ''
-            : `; it comes from the file name, so rename the file or add name: <name>`;
-      ctx.report(
-        ownName !== undefined && opts.name === undefined ? at('name') : root,
-        problem + fix,
+    const fromFileName = opts.name === undefined && ownName === undefined;
+    if (problem && opts.name === undefined && ownName !== undefined)
+      ctx.report(at('name'), problem);
+    else if (problem)
+      // A name from the file name or from the caller is not written in the file: no line.
+      ctx.reportUnplaced(
+        root,
+        fromFileName
+          ? `${problem}; it comes from the file name, so rename the file or add name: <name>`
+          : problem,
       );
-    }
   }
 
   const type =
@@ -128,7 +127,8 @@ export const normalizeDag = (ctx: Ctx, doc: unknown, opts: NormalizeDagOptions):
 
   const container = readContainer(ctx, m.container, at('container'));
   const ssh = readSsh(ctx, m.ssh, at('ssh'), 'ssh');
-  if (m.container !== undefined && m.ssh !== undefined)
+  // The parsed values: `ssh: null` or `container: null` sets nothing, so it cannot conflict.
+  if (container !== undefined && ssh !== undefined)
     ctx.report(
       at('ssh'),
       'ssh and container cannot both be set at DAG level: keep one, and set the other per step',
@@ -145,10 +145,10 @@ export const normalizeDag = (ctx: Ctx, doc: unknown, opts: NormalizeDagOptions):
 
   const checkRunTarget = (target: string): string | undefined => {
     if (name !== undefined && target === name)
-      return `runs its own DAG ${JSON.stringify(target)}, which would never end`;
+      return `runs its own DAG ${show(target)}, which would never end`;
     if (opts.localDagNames?.has(target) || !opts.dagExists || opts.dagExists(target))
       return undefined;
-    return `child DAG ${JSON.stringify(target)} is neither in this file nor in the DAGs folder: check the name, or create it`;
+    return `child DAG ${show(target)} is neither in this file nor in the DAGs folder: check the name, or create it`;
   };
   const defaults: StepDefaults = {
     hasContainer: container !== undefined,
@@ -310,6 +310,8 @@ const readHandlers = (
       );
     if (d.step.parallel)
       ctx.report([...path, kind, 'parallel'], 'handlers cannot have parallel items');
+    // spec: Events - run details name handler nodes onSuccess/onFailure/onCancel/onExit, so a
+    // `name:` written in handlerOn is ignored (docs/decisions.md).
     d.step.name = handlerNodeName[kind];
     d.step.depends = [];
     out[kind] = d.step;

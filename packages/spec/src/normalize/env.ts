@@ -13,7 +13,7 @@ export const readEnvEntries = (ctx: Ctx, v: unknown, path: YamlPath): EnvEntry[]
     if (!ENV_NAME.test(key)) {
       ctx.report(
         at,
-        `invalid variable name ${JSON.stringify(key)}: use letters, digits and "_", not starting with a digit`,
+        `invalid variable name ${show(key)}: use letters, digits and "_", not starting with a digit`,
       );
       return;
     }

@@ -56,7 +56,7 @@ export const readExecutorRef = (
     const hint = suggest(typeName, EXECUTOR_TYPES);
     ctx.report(
       typePath,
-      `unknown executor type ${JSON.stringify(typeName)}: ${hint ? `did you mean "${hint}"? ` : ''}use one of ${EXECUTOR_TYPES.join(', ')}`,
+      `unknown executor type ${show(typeName)}: ${hint ? `did you mean "${hint}"? ` : ''}use one of ${EXECUTOR_TYPES.join(', ')}`,
     );
     return fallback;
   }

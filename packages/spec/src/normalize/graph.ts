@@ -1,6 +1,6 @@
 import type { YamlPath } from '../yaml/problem.js';
 import type { Step } from '../model/step.js';
-import { suggest, type Ctx } from './context.js';
+import { makeSuggester, show, type Ctx, type Suggester } from './context.js';
 import type { DraftStep } from './step.js';
 
 /** One entry of `steps`: a step, or a nested list (a parallel group). */
@@ -28,7 +28,7 @@ const assignNames = (ctx: Ctx, items: readonly StepItem[]): void => {
     if (first)
       ctx.report(
         [...d.path, 'name'],
-        `duplicate step name ${JSON.stringify(d.step.name)}: step names must be unique`,
+        `duplicate step name ${show(d.step.name)}: step names must be unique`,
       );
     else taken.set(d.step.name, d.path);
   }
@@ -67,35 +67,35 @@ export const wireSteps = (
     const id = d.step.id;
     if (id === undefined) continue;
     if (byId.has(id))
-      ctx.report(
-        [...d.path, 'id'],
-        `duplicate step id ${JSON.stringify(id)}: step ids must be unique`,
-      );
+      ctx.report([...d.path, 'id'], `duplicate step id ${show(id)}: step ids must be unique`);
     else if (names.has(id) && d.step.name !== id)
       ctx.report(
         [...d.path, 'id'],
-        `step id ${JSON.stringify(id)} is also the name of another step: choose a different id`,
+        `step id ${show(id)} is also the name of another step: choose a different id`,
       );
     byId.set(id, d.step.name);
   }
 
+  // Built on the first unknown dependency, once for all of them (names x unknowns was quadratic).
+  let hintFor: Suggester | undefined;
   for (const d of drafts) {
     d.step.depends = d.step.depends.map((dep, i) => {
       if (names.has(dep)) return dep;
       const viaId = byId.get(dep);
       if (viaId !== undefined) return viaId;
       if (dep.trim() !== '') {
-        const hint = suggest(dep, [...names]);
+        hintFor ??= makeSuggester([...names]);
+        const hint = hintFor(dep);
         const at = d.dependsIsList ? [...d.path, 'depends', i] : [...d.path, 'depends'];
         ctx.report(
           at,
-          `step ${JSON.stringify(d.step.name)} depends on unknown step ${JSON.stringify(dep)}${hint ? `: did you mean ${JSON.stringify(hint)}?` : ''}`,
+          `step ${show(d.step.name)} depends on unknown step ${show(dep)}${hint ? `: did you mean ${show(hint)}?` : ''}`,
         );
       }
       return dep;
     });
     if (d.step.depends.includes(d.step.name))
-      ctx.report([...d.path, 'depends'], `step ${JSON.stringify(d.step.name)} depends on itself`);
+      ctx.report([...d.path, 'depends'], `step ${show(d.step.name)} depends on itself`);
   }
 
   if (type === 'chain') {
@@ -115,34 +115,67 @@ export const wireSteps = (
   return drafts.map((d) => d.step);
 };
 
-/** `"a" depends on "b", which depends on "a"`: a cycle in words, so the direction is plain. */
-const describeCycle = (cycle: readonly string[]): string => {
-  const [first = '', second = '', ...rest] = cycle.map((c) => JSON.stringify(c));
-  return `${first} depends on ${second}${rest.map((c) => `, which depends on ${c}`).join('')}`;
+/** Most steps a cycle message names; the rest are counted. */
+export const MAX_CYCLE_NAMES = 10;
+
+/**
+ * `"a" depends on "b", which depends on "a"`: a cycle in words, so the direction is plain.
+ * `named` are the cycle's first steps in order (at most {@link MAX_CYCLE_NAMES}), `length` the
+ * number of steps in the whole cycle; a longer cycle ends in `... and N more`.
+ */
+const describeCycle = (named: readonly string[], length: number): string => {
+  const [first = '', ...rest] = named.map(show);
+  const more = length - named.length;
+  const tail = more > 0 ? [`... and ${more} more`] : [first];
+  return `${first} depends on ${[...rest, ...tail].join(', which depends on ')}`;
 };
 
-/** Depth-first search; each cycle is reported once, naming its steps in order. */
+/** One step on the depth-first path, with the index of its next dependency to look at. */
+interface Frame {
+  readonly name: string;
+  readonly depends: readonly string[];
+  next: number;
+}
+
+/**
+ * Depth-first search with an explicit stack (a chain of thousands of steps would overflow the
+ * call stack); each cycle is reported once, at its first step, naming its steps in order.
+ */
 const reportCycles = (ctx: Ctx, drafts: readonly DraftStep[]): void => {
   const byName = new Map(drafts.map((d) => [d.step.name, d]));
-  const state = new Map<string, 'visiting' | 'done'>();
-  const stack: string[] = [];
-  const visit = (name: string): void => {
-    state.set(name, 'visiting');
-    stack.push(name);
-    for (const dep of byName.get(name)?.step.depends ?? []) {
-      if (!byName.has(dep) || dep === name) continue;
-      const s = state.get(dep);
-      if (s === 'visiting') {
-        const cycle = [...stack.slice(stack.indexOf(dep)), dep];
-        const d = byName.get(dep);
-        ctx.report(
-          d ? [...d.path, 'depends'] : [],
-          `dependency cycle: ${describeCycle(cycle)}; remove one of these dependencies`,
-        );
-      } else if (s === undefined) visit(dep);
-    }
-    stack.pop();
-    state.set(name, 'done');
+  const done = new Set<string>();
+  /** Steps on the current path -> their index in `frames` (the path, in order). */
+  const onPath = new Map<string, number>();
+  const frames: Frame[] = [];
+  const enter = (name: string): void => {
+    onPath.set(name, frames.length);
+    frames.push({ name, depends: byName.get(name)?.step.depends ?? [], next: 0 });
   };
-  for (const d of drafts) if (!state.has(d.step.name)) visit(d.step.name);
+  for (const root of drafts) {
+    if (done.has(root.step.name) || onPath.has(root.step.name)) continue;
+    enter(root.step.name);
+    for (let top = frames.at(-1); top; top = frames.at(-1)) {
+      const dep = top.depends[top.next++];
+      if (dep === undefined) {
+        // Every dependency of `top` is explored: leave it.
+        frames.pop();
+        onPath.delete(top.name);
+        done.add(top.name);
+        continue;
+      }
+      if (!byName.has(dep) || dep === top.name || done.has(dep)) continue;
+      const start = onPath.get(dep);
+      if (start === undefined) {
+        enter(dep);
+        continue;
+      }
+      // Only the first steps are named, so a long cycle costs no more than a short one.
+      const named = frames.slice(start, start + MAX_CYCLE_NAMES).map((f) => f.name);
+      const d = byName.get(dep);
+      ctx.report(
+        d ? [...d.path, 'depends'] : [],
+        `dependency cycle: ${describeCycle(named, frames.length - start)}; remove one of these dependencies`,
+      );
+    }
+  }
 };

@@ -1,6 +1,6 @@
 import type { YamlPath } from '../yaml/problem.js';
 import type { ParallelSpec } from '../model/step.js';
-import { checkKeys, isRecord, readInt, show, type Ctx } from './context.js';
+import { checkKeys, isRecord, readInt, show, withoutProtoKey, type Ctx } from './context.js';
 
 /** Most items one parallel step may fan out to. */
 export const MAX_PARALLEL_ITEMS = 1000;
@@ -12,9 +12,10 @@ const itemText = (ctx: Ctx, item: unknown, path: YamlPath): string | undefined =
   if (typeof item === 'string') return item;
   if (typeof item === 'number' || typeof item === 'boolean') return String(item);
   if (isRecord(item)) {
+    const m = withoutProtoKey(ctx, item, path);
     const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(item).sort()) {
-      const val = item[k];
+    for (const k of Object.keys(m).sort()) {
+      const val = m[k];
       if (
         typeof val === 'string' ||
         typeof val === 'number' ||

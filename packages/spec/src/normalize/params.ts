@@ -51,7 +51,7 @@ export const readParams = (ctx: Ctx, v: unknown, path: YamlPath): Param[] => {
   const badName = (key: string, at: YamlPath): void =>
     ctx.report(
       at,
-      `invalid parameter name ${JSON.stringify(key)}: use letters, digits and "_", not starting with a digit`,
+      `invalid parameter name ${show(key)}: use letters, digits and "_", not starting with a digit`,
     );
   const push = (t: ParamToken, at: YamlPath): void => {
     tokens.push(t);
@@ -97,7 +97,7 @@ export const readParams = (ctx: Ctx, v: unknown, path: YamlPath): Param[] => {
   const seen = new Set<string>();
   params.forEach((p, i) => {
     if (!p.positional && seen.has(p.name))
-      ctx.report(paths[i] ?? path, `parameter ${JSON.stringify(p.name)} is defined twice`);
+      ctx.report(paths[i] ?? path, `parameter ${show(p.name)} is defined twice`);
     seen.add(p.name);
   });
   return params;

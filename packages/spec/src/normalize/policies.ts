@@ -13,6 +13,7 @@ import {
   type Ctx,
 } from './context.js';
 
+/** `continueOn` when none is written: a failed or skipped step stops its dependents. */
 export const NO_CONTINUE: ContinueOn = {
   failure: false,
   skipped: false,

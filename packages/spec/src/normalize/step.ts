@@ -251,6 +251,8 @@ export const normalizeStep = (
       );
   }
 
+  // spec: Step fields - `maxConcurrent` is a field of its own (default no limit). It limits
+  // parallel items; without them it has no effect, which is not a problem (docs/decisions.md).
   const maxConcurrent = readInt(ctx, m.maxConcurrent, at('maxConcurrent'), { min: 1 });
   const parallel: ParallelSpec | undefined = readParallel(
     ctx,
@@ -258,8 +260,6 @@ export const normalizeStep = (
     at('parallel'),
     maxConcurrent,
   );
-  if (maxConcurrent !== undefined && m.parallel === undefined)
-    ctx.report(at('maxConcurrent'), 'maxConcurrent only applies to a step with parallel items');
 
   let signalOnStop = 'SIGTERM';
   const sig = readString(ctx, m.signalOnStop, at('signalOnStop'));

@@ -17,6 +17,7 @@ export interface YamlDocument {
   readonly sourceMap: SourceMap;
 }
 
+/** The documents of one YAML text, or its syntax problems. */
 export interface ParsedYaml {
   readonly documents: readonly YamlDocument[];
   /** Syntax errors, with line and column. When present, `documents` is empty. */
@@ -51,7 +52,7 @@ export const parseYaml = (text: string, fileName?: string): ParsedYaml => {
 
 /** The key written at `offset` (where js-yaml marks a duplicated key), unquoted. */
 const keyAt = (text: string, offset: number): string | undefined => {
-  const line = text.slice(offset, offset + 200).split('\n')[0] ?? '';
+  const line = text.slice(offset, offset + 200).split(/\r\n?|\n/)[0] ?? '';
   const m = /^(?:"([^"]*)"|'([^']*)'|(.+?))\s*:(?:\s|$)/.exec(line);
   return m ? (m[1] ?? m[2] ?? m[3]) : undefined;
 };
@@ -134,7 +135,7 @@ const positionTree = (text: string, events: Events, from: number): PositionNode 
   let root: PositionNode | undefined;
   const stack: Frame[] = [];
 
-  /** Attaches a node that starts now; returns undefined for a mapping key (handled by the caller). */
+  /** Attaches a node that starts now; returns 'key' for a mapping key (handled by the caller). */
   const attach = (offset: number, make: (offset: number) => PositionNode): PositionNode | 'key' => {
     const top = stack[stack.length - 1];
     if (!top) return (root = make(offset));

@@ -27,6 +27,11 @@ describe('formatPath', () => {
     expect(formatPath(['my key', 'x'])).toBe('["my key"].x');
     expect(formatPath([''])).toBe('[""]');
   });
+
+  it('shortens a key longer than 60 characters, so a message stays short', () => {
+    expect(formatPath(['steps', 0, 'k'.repeat(60_000)])).toBe(`steps[0]["${'k'.repeat(57)}..."]`);
+    expect(formatPath(['k'.repeat(60)])).toBe('k'.repeat(60));
+  });
 });
 
 describe('formatProblem', () => {

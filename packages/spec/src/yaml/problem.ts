@@ -24,17 +24,25 @@ export const formatProblem = (p: Problem): string => {
 /** A path inside a YAML document: keys and sequence indexes from the root. */
 export type YamlPath = readonly (string | number)[];
 
-/** `['steps', 2, 'retryPolicy']` -> `steps[2].retryPolicy`. */
+/** Keys longer than this are shortened in paths, so one long key cannot make a huge message. */
+const MAX_SEGMENT_LENGTH = 60;
+
+/**
+ * `['steps', 2, 'retryPolicy']` -> `steps[2].retryPolicy`. A key longer than 60 characters is
+ * quoted and shortened: `["aaaa..."]`.
+ */
 export const formatPath = (path: YamlPath): string =>
   path
     .map((seg, i) =>
       typeof seg === 'number'
         ? `[${seg}]`
-        : /^[A-Za-z_$][\w$-]*$/.test(seg)
-          ? i === 0
-            ? seg
-            : `.${seg}`
-          : `[${JSON.stringify(seg)}]`,
+        : seg.length > MAX_SEGMENT_LENGTH
+          ? `[${JSON.stringify(`${seg.slice(0, MAX_SEGMENT_LENGTH - 3)}...`)}]`
+          : /^[A-Za-z_$][\w$-]*$/.test(seg)
+            ? i === 0
+              ? seg
+              : `.${seg}`
+            : `[${JSON.stringify(seg)}]`,
     )
     .join('');
 

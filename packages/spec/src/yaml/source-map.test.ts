@@ -21,6 +21,13 @@ describe('LineIndex', () => {
   it('places offsets of a text without newlines on line 1', () => {
     expect(new LineIndex('abc').position(2)).toEqual({ line: 1, column: 3 });
   });
+
+  it('counts a bare carriage return as a line break, and CRLF as one break', () => {
+    const lines = new LineIndex('a\rb\r\nc\nd');
+    expect(lines.position(2)).toEqual({ line: 2, column: 1 });
+    expect(lines.position(5)).toEqual({ line: 3, column: 1 });
+    expect(lines.position(7)).toEqual({ line: 4, column: 1 });
+  });
 });
 
 describe('SourceMap positions from parseYaml', () => {
@@ -60,6 +67,11 @@ describe('SourceMap positions from parseYaml', () => {
   it('falls back to the nearest ancestor for a path that is not written', () => {
     expect(at('steps', 0, 'retryPolicy', 'backoff')).toEqual({ line: 6, column: 5 });
     expect(at('steps', 7)).toEqual({ line: 3, column: 1 });
+  });
+
+  it('names the right line in a file whose lines end in bare carriage returns', () => {
+    const cr = parseYaml('# old Mac file\rname: demo\rsteps:\r  - echo a\r  - echo b\r');
+    expect(cr.documents[0]?.sourceMap.positionOf(['steps', 1])).toEqual({ line: 5, column: 5 });
   });
 
   it('counts lines from the start of the file in later documents', () => {

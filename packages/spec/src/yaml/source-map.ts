@@ -34,7 +34,10 @@ export class SourceMap {
   }
 }
 
-/** Offset -> 1-based line and column, by binary search over line starts (computed on first use). */
+/**
+ * Offset -> 1-based line and column, by binary search over line starts (computed on first use).
+ * Line breaks are `\r\n`, `\n` and a bare `\r`, as js-yaml reads them.
+ */
 export class LineIndex {
   private starts: number[] | undefined;
   constructor(private readonly text: string) {}
@@ -52,8 +55,18 @@ export class LineIndex {
   }
 }
 
+const LF = 10;
+const CR = 13;
+
 const lineStarts = (text: string): number[] => {
   const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === LF) starts.push(i + 1);
+    else if (c === CR) {
+      if (text.charCodeAt(i + 1) === LF) i++; // `\r\n` is one break
+      starts.push(i + 1);
+    }
+  }
   return starts;
 };
