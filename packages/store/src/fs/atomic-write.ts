@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** Prefix of temporary files; readers and rebuilds skip names that start with a dot. */
+export const TEMP_PREFIX = '.tmp-';
+
+/** A temporary path next to `path` (same directory, so the rename is atomic). */
+export const tempPathFor = (path: string): string =>
+  join(
+    dirname(path),
+    `${TEMP_PREFIX}${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}`,
+  );
+
+/**
+ * Replaces `path` with `data` atomically: writes a temporary file in the same directory, fsyncs
+ * it, then renames it over `path`. A crash leaves either the old or the new content, never a torn
+ * file (ARCHITECTURE.md section 4). The temporary file is removed when any step fails. Errors are
+ * the file system's (a missing directory is `ENOENT`).
+ */
+export const writeFileAtomic = async (path: string, data: string | Uint8Array): Promise<void> => {
+  const temp = tempPathFor(path);
+  let renamed = false;
+  try {
+    const fh = await open(temp, 'wx');
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(temp, path);
+    renamed = true;
+  } finally {
+    if (!renamed) await unlink(temp).catch(() => undefined);
+  }
+};

@@ -1,0 +1,298 @@
+import { open, stat, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { errnoOf, isMissing, messageOf } from '../fs/fs-errors.js';
+import { newestFirst, toIndexedRun, type IndexedRun } from '../runs/run-filter.js';
+import { sameSummaryFields, type RunSummary } from '../runs/run-summary.js';
+import { decodeIndexLine, encodeIndexLine, keyOfSummary, type IndexLine } from './index-line.js';
+
+/** What a `DagIndex` needs from the store. */
+export interface DagIndexDeps {
+  /** Path of this DAG's `index.jsonl`. */
+  readonly path: string;
+  /** Reads every status file of the DAG (children included); undefined when the DAG has no folder. */
+  readonly scan: () => Promise<RunSummary[] | undefined>;
+  readonly warn: (message: string) => void;
+  /** Compact when the file holds more than this many lines per live run. */
+  readonly compactFactor: number;
+  /** Never compact a file of fewer lines than this. */
+  readonly compactMinLines: number;
+  /** Age after which another process's compaction lock counts as abandoned, in ms. */
+  readonly lockStaleMs: number;
+  readonly now: () => Date;
+}
+
+const READ_CHUNK_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
+const MAX_APPEND_ATTEMPTS = 5;
+
+/**
+ * The in-memory view of one DAG's append-only `index.jsonl` (one summary line per change; the
+ * line with the highest revision per key wins; `del` lines remove a key). Loaded lazily; before
+ * every answer it checks the file and reads only the bytes appended since (by this or another
+ * process sharing the store). Rebuilt from the status files when missing or unreadable, and
+ * compacted when it holds more than `compactFactor` lines per live run.
+ *
+ * Every method runs after the previous one finished (a promise chain), so a sync never sees a
+ * half-applied append of this process.
+ */
+export class DagIndex {
+  readonly #deps: DagIndexDeps;
+  readonly #entries = new Map<string, IndexedRun>();
+  /** Newest first; undefined when an entry changed since it was sorted. */
+  #sorted: IndexedRun[] | undefined;
+  #loaded = false;
+  /** Inode of the file the entries came from: a compaction or rebuild replaces the file. */
+  #ino = -1;
+  /** Bytes consumed: always just after a newline, so a torn last line is read again later. */
+  #offset = 0;
+  /** Complete lines read from the current file (the compaction trigger). */
+  #lines = 0;
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(deps: DagIndexDeps) {
+    this.#deps = deps;
+  }
+
+  /** Every indexed run (children included), newest first, after reading new lines. */
+  entries(): Promise<readonly IndexedRun[]> {
+    return this.#serial(async () => {
+      await this.#sync();
+      this.#sorted ??= [...this.#entries.values()].sort(newestFirst);
+      return this.#sorted;
+    });
+  }
+
+  /** The indexed summary of one key, after reading new lines. */
+  get(key: string): Promise<RunSummary | undefined> {
+    return this.#serial(async () => {
+      await this.#sync();
+      return this.#entries.get(key)?.summary;
+    });
+  }
+
+  /** Records `summary` unless the index already holds the same fields (revision aside). */
+  put(summary: RunSummary): Promise<void> {
+    return this.#serial(async () => {
+      await this.#sync();
+      const key = keyOfSummary(summary);
+      const current = this.#entries.get(key)?.summary;
+      if (current !== undefined && sameSummaryFields(current, summary)) return;
+      if (current !== undefined && current.revision > summary.revision) return;
+      const line: IndexLine = { kind: 'put', key, summary };
+      await this.#append(encodeIndexLine(line));
+      this.#apply(line);
+      await this.#maybeCompact();
+    });
+  }
+
+  /** Removes runs from the index (a deleted run and its children). */
+  remove(keys: readonly string[]): Promise<void> {
+    return this.#serial(async () => {
+      await this.#sync();
+      const present = keys.filter((k) => this.#entries.has(k));
+      if (present.length === 0) return;
+      const lines = present.map((key): IndexLine => ({ kind: 'del', key }));
+      await this.#append(lines.map(encodeIndexLine).join(''));
+      lines.forEach((l) => this.#apply(l));
+      await this.#maybeCompact();
+    });
+  }
+
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#chain.then(task);
+    this.#chain = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  #apply(line: IndexLine): void {
+    if (line.kind === 'del') {
+      if (this.#entries.delete(line.key)) this.#sorted = undefined;
+      return;
+    }
+    const current = this.#entries.get(line.key);
+    // Latest line wins, unless it carries an older revision (a duplicate re-appended after a
+    // concurrent compaction can land after a newer line).
+    if (current !== undefined && current.summary.revision > line.summary.revision) return;
+    this.#entries.set(line.key, toIndexedRun(line.summary));
+    this.#sorted = undefined;
+  }
+
+  #reset(): void {
+    this.#entries.clear();
+    this.#sorted = undefined;
+    this.#offset = 0;
+    this.#lines = 0;
+    this.#ino = -1;
+    this.#loaded = false;
+  }
+
+  async #sync(): Promise<void> {
+    let fh: FileHandle;
+    try {
+      const st = await stat(this.#deps.path);
+      if (this.#loaded && st.ino === this.#ino && st.size === this.#offset) return;
+      fh = await open(this.#deps.path, 'r');
+    } catch (e) {
+      if (!isMissing(e)) throw e;
+      await this.#rebuild(undefined);
+      return;
+    }
+    let badLine: string | undefined;
+    try {
+      // fstat, not the path's stat: the file may have been replaced between the two.
+      const st = await fh.stat();
+      if (!this.#loaded || st.ino !== this.#ino || st.size < this.#offset) {
+        this.#reset();
+        this.#ino = st.ino;
+      }
+      if (st.size > this.#offset) badLine = await this.#readFrom(fh, st.size);
+      this.#loaded = true;
+    } finally {
+      await fh.close();
+    }
+    if (badLine !== undefined) await this.#rebuild(`unreadable line ${JSON.stringify(badLine)}`);
+  }
+
+  /** Applies the complete lines in [offset, size); returns the first unreadable line, if any. */
+  async #readFrom(fh: FileHandle, size: number): Promise<string | undefined> {
+    const buf = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    let carry = Buffer.alloc(0);
+    let pos = this.#offset;
+    while (pos < size) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      const data =
+        carry.length === 0
+          ? buf.subarray(0, bytesRead)
+          : Buffer.concat([carry, buf.subarray(0, bytesRead)]);
+      const last = data.lastIndexOf(NEWLINE);
+      if (last === -1) {
+        carry = Buffer.from(data);
+        continue;
+      }
+      for (const text of data.toString('utf8', 0, last).split('\n')) {
+        this.#lines++;
+        const line = decodeIndexLine(text);
+        if (line === undefined) {
+          if (text.trim() === '') continue;
+          return text.slice(0, 80);
+        }
+        this.#apply(line);
+      }
+      this.#offset += last + 1; // `data` starts at the old offset (the carried fragment first)
+      carry = Buffer.from(data.subarray(last + 1));
+    }
+    return undefined;
+  }
+
+  async #rebuild(reason: string | undefined): Promise<void> {
+    const summaries = await this.#deps.scan();
+    this.#reset();
+    this.#loaded = true;
+    if (summaries === undefined) return; // no folder for this DAG: nothing to index yet
+    const lines = summaries.map((summary): IndexLine => ({
+      kind: 'put',
+      key: keyOfSummary(summary),
+      summary,
+    }));
+    lines.forEach((l) => this.#apply(l));
+    const text = lines.map(encodeIndexLine).join('');
+    await writeFileAtomic(this.#deps.path, text);
+    this.#ino = (await stat(this.#deps.path)).ino;
+    this.#offset = Buffer.byteLength(text);
+    this.#lines = lines.length;
+    if (reason !== undefined)
+      this.#deps.warn(
+        `run index ${this.#deps.path} was rebuilt from ${summaries.length} status files: ${reason}`,
+      );
+  }
+
+  /**
+   * Appends complete lines. Another process may compact or rebuild the file meanwhile (rename
+   * over it): when the file we wrote to is no longer the one at the path, the lines are written
+   * again to the new file. A duplicate is harmless (same key, same revision).
+   */
+  async #append(text: string): Promise<void> {
+    for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
+      const fh = await open(this.#deps.path, 'a');
+      let written: number;
+      try {
+        await fh.write(text);
+        await fh.datasync();
+        written = (await fh.stat()).ino;
+      } finally {
+        await fh.close();
+      }
+      const current = await stat(this.#deps.path).catch((e: unknown) => {
+        if (isMissing(e)) return undefined;
+        throw e;
+      });
+      if (current?.ino === written) return;
+    }
+    this.#deps.warn(`run index ${this.#deps.path} kept being replaced while appending; it may lag`);
+  }
+
+  async #maybeCompact(): Promise<void> {
+    const { compactFactor, compactMinLines } = this.#deps;
+    if (this.#lines < compactMinLines) return;
+    if (this.#lines <= compactFactor * Math.max(1, this.#entries.size)) return;
+    await this.#compact();
+  }
+
+  /**
+   * Rewrites the file with one line per live run. A lock file keeps two processes from
+   * compacting at once (an abandoned lock is removed after `lockStaleMs`). Lines another process
+   * appended to the old file after our last read are copied to the new file; a writer that
+   * appended to the old file later sees the inode change and appends again.
+   */
+  async #compact(): Promise<void> {
+    const lockPath = `${this.#deps.path}.lock`;
+    try {
+      await (await open(lockPath, 'wx')).close();
+    } catch (e) {
+      if (errnoOf(e) !== 'EEXIST') throw e;
+      const st = await stat(lockPath).catch(() => undefined);
+      if (st !== undefined && this.#deps.now().getTime() - st.mtimeMs > this.#deps.lockStaleMs)
+        await unlink(lockPath).catch(() => undefined);
+      return;
+    }
+    try {
+      await this.#sync();
+      const old = await open(this.#deps.path, 'r');
+      try {
+        if ((await old.stat()).ino !== this.#ino) return;
+        const live = [...this.#entries.values()].sort((a, b) => newestFirst(b, a));
+        const text = live
+          .map((r) =>
+            encodeIndexLine({ kind: 'put', key: keyOfSummary(r.summary), summary: r.summary }),
+          )
+          .join('');
+        await writeFileAtomic(this.#deps.path, text);
+        const late = await readCompleteLines(old, this.#offset);
+        if (late !== '') await this.#append(late);
+      } finally {
+        await old.close();
+      }
+      this.#reset(); // the next answer reads the compacted file from the start
+    } catch (e) {
+      this.#deps.warn(`run index ${this.#deps.path} could not be compacted: ${messageOf(e)}`);
+    } finally {
+      await unlink(lockPath).catch(() => undefined);
+    }
+  }
+}
+
+/** The complete lines of a file from `offset` on (a trailing fragment without newline is left). */
+const readCompleteLines = async (fh: FileHandle, offset: number): Promise<string> => {
+  const { size } = await fh.stat();
+  if (size <= offset) return '';
+  const buf = Buffer.alloc(size - offset);
+  const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
+  const last = buf.subarray(0, bytesRead).lastIndexOf(NEWLINE);
+  return last === -1 ? '' : buf.toString('utf8', 0, last + 1);
+};

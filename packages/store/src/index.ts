@@ -1,0 +1,23 @@
+export { FsRunStore, type FsRunStoreOptions, type RootOption } from './runs/fs-run-store.js';
+export type { RunSummary } from './runs/run-summary.js';
+export { toRunSummary } from './runs/run-summary.js';
+export type { RunSnapshot } from './runs/run-snapshot.js';
+export type { RunFilter } from './runs/run-filter.js';
+export { readLogChunk, type LogReadStats, type ReadLogOptions } from './logs/read-log-chunk.js';
+export {
+  DEFAULT_LOG_LIMIT,
+  MAX_LOG_LINES,
+  resolveLogWindow,
+  type LogChunk,
+  type LogQuery,
+  type LogWindow,
+} from './logs/log-window.js';
+export {
+  PROCESS_START_TOLERANCE_MS,
+  currentOwner,
+  isOwnerAlive,
+  processStartTime,
+} from './owner/process-owner.js';
+export { isOrphanedOwner } from './owner/orphan.js';
+export { toSafeName } from './layout/safe-name.js';
+export { writeFileAtomic } from './fs/atomic-write.js';

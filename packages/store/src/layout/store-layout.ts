@@ -1,0 +1,94 @@
+import { join } from 'node:path';
+import { RUN_ID_PATTERN } from '@trellis/core';
+import type { RunRef } from '@trellis/spec';
+import { toSafeName } from './safe-name.js';
+
+/** File names inside a run's directory. */
+export const STATUS_FILE = 'status.json';
+export const SNAPSHOT_FILE = 'dag.json';
+export const STOP_FILE = 'stop-requested';
+export const CHILDREN_DIR = 'children';
+export const INDEX_FILE = 'index.jsonl';
+export const RUN_LOG_FILE = 'run.log';
+
+/** Where one run lives: its directory, and the DAG index (and key in it) that lists it. */
+export interface RunLocation {
+  readonly dir: string;
+  /** The DAG whose `index.jsonl` holds the run: its own name, or its root's for a child. */
+  readonly indexDag: string;
+  /** Key in that index: `dagRunId`, or `rootId/childId` for a child. */
+  readonly key: string;
+}
+
+/**
+ * True when `name` can be a directory name: anything but `''`, `.`, `..` and names with a path
+ * separator or NUL. DAG names are validated by the spec package; this only guards the file system.
+ */
+export const isSafeDagName = (name: string): boolean =>
+  name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name);
+
+/** True when `id` is a run id the store accepts (the core `RUN_ID_PATTERN`: no dots, no slashes). */
+export const isSafeRunId = (id: string): boolean => RUN_ID_PATTERN.test(id);
+
+/** Index key of a run: top-level runs by id, children by `rootId/childId` (ids hold no `/`). */
+export const indexKeyOf = (ref: RunRef, root?: RunRef): string =>
+  root === undefined ? ref.dagRunId : `${root.dagRunId}/${ref.dagRunId}`;
+
+/**
+ * The store's paths (ARCHITECTURE.md section 4, refined by issue 3):
+ * `<dataDir>/runs/<dag>/<id>/{status.json,dag.json,stop-requested}`, children under their root's
+ * `children/<childId>/`, per-DAG `index.jsonl`, and logs in `<logDir>/<dag>/<id>/`.
+ */
+export class StoreLayout {
+  readonly runsDir: string;
+
+  constructor(
+    dataDir: string,
+    readonly logDir: string,
+  ) {
+    this.runsDir = join(dataDir, 'runs');
+  }
+
+  dagDir(dagName: string): string {
+    return join(this.runsDir, dagName);
+  }
+
+  indexPath(dagName: string): string {
+    return join(this.runsDir, dagName, INDEX_FILE);
+  }
+
+  /** Location of a run; `root` given (and different from `ref`) means a child of that root. */
+  locate(ref: RunRef, root?: RunRef): RunLocation {
+    const child = root !== undefined && !sameRef(root, ref);
+    if (!child) {
+      return {
+        dir: join(this.runsDir, ref.name, ref.dagRunId),
+        indexDag: ref.name,
+        key: ref.dagRunId,
+      };
+    }
+    return {
+      dir: join(this.runsDir, root.name, root.dagRunId, CHILDREN_DIR, ref.dagRunId),
+      indexDag: root.name,
+      key: indexKeyOf(ref, root),
+    };
+  }
+
+  /** Directory of a run's logs; a child's logs go under its own DAG name and id. */
+  runLogDir(ref: RunRef): string {
+    return join(this.logDir, ref.name, ref.dagRunId);
+  }
+
+  runLogPath(ref: RunRef): string {
+    return join(this.runLogDir(ref), RUN_LOG_FILE);
+  }
+
+  /** The `.out` and `.err` files of a node (`key` = node name, or `onExit` etc. for handlers). */
+  stepLogPaths(ref: RunRef, key: string): { stdoutPath: string; stderrPath: string } {
+    const base = join(this.runLogDir(ref), toSafeName(key));
+    return { stdoutPath: `${base}.out`, stderrPath: `${base}.err` };
+  }
+}
+
+export const sameRef = (a: RunRef, b: RunRef): boolean =>
+  a.name === b.name && a.dagRunId === b.dagRunId;

@@ -1,0 +1,91 @@
+import type { RunStatus } from '@trellis/core';
+import type { RunSummary } from './run-summary.js';
+
+/**
+ * Which runs `listRuns` returns (spec: `GET /dag-runs` query). Every field is optional; absent
+ * fields do not filter. Results are newest first by `createdAt`.
+ */
+export interface RunFilter {
+  /** Only runs of this DAG. */
+  readonly name?: string;
+  readonly status?: RunStatus;
+  // assumption: the spec's fromDate/toDate filter on when a run was created (the peer's run
+  // timestamp), so a queued run that has not started yet still falls in its range.
+  /** Only runs created at or after this instant (Unix milliseconds). */
+  readonly fromMs?: number;
+  /** Only runs created at or before this instant (Unix milliseconds). */
+  readonly toMs?: number;
+  /** Only runs whose id contains this text (case-insensitive). */
+  readonly dagRunIdContains?: string;
+  /** At most this many runs (the newest). @default no limit */
+  readonly limit?: number;
+  /**
+   * Also return child runs (stored under their root runs). @default false
+   * (assumption: `GET /dag-runs` lists top-level runs, as the peer does; children are reached
+   * through their root.)
+   */
+  readonly includeChildren?: boolean;
+}
+
+/** A summary with its creation time parsed once, as the index keeps it. */
+export interface IndexedRun {
+  readonly summary: RunSummary;
+  /** `createdAt` in Unix milliseconds; `NaN` when it is not a timestamp. */
+  readonly createdMs: number;
+}
+
+/** True when `run` passes every filter field except `limit` and `name`. */
+export const matchesRunFilter = (run: IndexedRun, f: RunFilter): boolean => {
+  const s = run.summary;
+  if (!f.includeChildren && s.parent !== undefined) return false;
+  if (f.status !== undefined && s.status !== f.status) return false;
+  if (f.fromMs !== undefined && !(run.createdMs >= f.fromMs)) return false;
+  if (f.toMs !== undefined && !(run.createdMs <= f.toMs)) return false;
+  if (
+    f.dagRunIdContains !== undefined &&
+    !s.dagRunId.toLowerCase().includes(f.dagRunIdContains.toLowerCase())
+  )
+    return false;
+  return true;
+};
+
+/** `createdAt` as a sortable number; an unparsable one sorts as the oldest. */
+const sortTime = (r: IndexedRun): number => (Number.isNaN(r.createdMs) ? -Infinity : r.createdMs);
+
+/**
+ * Newest first by `createdAt` (compared as instants: `...05Z` and `...05.123Z` do not sort as
+ * text); ties by id, descending.
+ */
+export const newestFirst = (a: IndexedRun, b: IndexedRun): number => {
+  const d = sortTime(b) - sortTime(a);
+  if (d !== 0 && !Number.isNaN(d)) return d;
+  const x = a.summary.dagRunId;
+  const y = b.summary.dagRunId;
+  return x < y ? 1 : x > y ? -1 : 0;
+};
+
+/** Wraps a summary for the index. */
+export const toIndexedRun = (summary: RunSummary): IndexedRun => ({
+  summary,
+  createdMs: Date.parse(summary.createdAt),
+});
+
+/**
+ * The summaries of `lists` (each sorted newest first) that match `filter`, newest first, at most
+ * `filter.limit`. `filter.name` is matched against each run's own DAG name.
+ */
+export const selectRuns = (
+  lists: readonly (readonly IndexedRun[])[],
+  filter: RunFilter,
+): RunSummary[] => {
+  const limit = filter.limit ?? Infinity;
+  // One list is sorted already; merging several needs one more sort.
+  const runs = lists.length === 1 ? (lists[0] ?? []) : lists.flat().sort(newestFirst);
+  const out: RunSummary[] = [];
+  for (const r of runs) {
+    if (out.length >= limit) break;
+    if (filter.name !== undefined && r.summary.name !== filter.name) continue;
+    if (matchesRunFilter(r, filter)) out.push(r.summary);
+  }
+  return out;
+};
