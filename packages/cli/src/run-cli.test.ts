@@ -73,7 +73,7 @@ describe('trellis --help', () => {
 });
 
 describe('commands that are not built yet', () => {
-  it.each([['start'], ['start-all'], ['worker'], ['migrate', 'history'], ['enqueue']])(
+  it.each([['scheduler'], ['start-all'], ['worker'], ['migrate', 'history'], ['enqueue']])(
     '%s says so and exits 2',
     async (...args) => {
       const { code, err } = await cli([...args, 'x']);

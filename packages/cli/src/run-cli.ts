@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { twoWordCommandFor } from './commands/command-hint.js';
 import { COMMANDS, findCommand } from './commands/registry.js';
 import { ExitCode, type CliIo } from './io.js';
 
@@ -44,8 +45,9 @@ export const runCli = async (args: readonly string[], io: CliIo): Promise<ExitCo
   }
   const found = findCommand(args);
   if (!found) {
+    const full = twoWordCommandFor(first, COMMANDS);
     io.err(
-      `trellis: unknown command ${JSON.stringify(first)}; run \`trellis --help\` for the list`,
+      `trellis: unknown command ${JSON.stringify(first)}; ${full ? `did you mean ${JSON.stringify(full)}?` : 'run `trellis --help` for the list'}`,
     );
     return ExitCode.Usage;
   }

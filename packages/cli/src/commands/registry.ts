@@ -1,5 +1,11 @@
 import type { Command } from './command.js';
 import { validateCommand } from './validate.js';
+import { restartCommand } from './restart.js';
+import { retryCommand } from './retry.js';
+import { stopCommand } from './stop.js';
+import { statusCommand } from './status.js';
+import { dryCommand } from './dry.js';
+import { startCommand } from './start.js';
 
 const later = (name: string, summary: string, usage: string, arrivesWith: string): Command => ({
   name,
@@ -8,7 +14,6 @@ const later = (name: string, summary: string, usage: string, arrivesWith: string
   arrivesWith,
 });
 
-const ENGINE = 'the execution engine (issue #3)';
 const API = 'the REST API and server processes (issue #4)';
 const QUEUES = 'scheduling and queues (issue #5)';
 const FLEET = 'distributed mode (issue #6)';
@@ -17,32 +22,12 @@ const OPS = 'operations tooling (issue #9)';
 /** Every subcommand, in the order `trellis --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   validateCommand,
-  later(
-    'start',
-    'run a DAG now, in the foreground',
-    'trellis start <dag> [--run-id <id>] [-- params...]',
-    ENGINE,
-  ),
-  later('dry', 'run a DAG without executing commands', 'trellis dry <dag> [-- params...]', ENGINE),
-  later(
-    'status',
-    "show a run's status and steps",
-    'trellis status <dag> [--run-id <id>] [--json]',
-    ENGINE,
-  ),
-  later('stop', 'stop a running run', 'trellis stop <dag> [--run-id <id>]', ENGINE),
-  later(
-    'retry',
-    "re-run a run's failed steps as a new run",
-    'trellis retry <dag> --run-id <id> [--step <name>]',
-    ENGINE,
-  ),
-  later(
-    'restart',
-    'stop a running run and start it again',
-    'trellis restart <dag> [--run-id <id>]',
-    ENGINE,
-  ),
+  startCommand,
+  dryCommand,
+  statusCommand,
+  stopCommand,
+  retryCommand,
+  restartCommand,
   later(
     'enqueue',
     'put a run of a DAG on its queue',

@@ -19,6 +19,8 @@ export const resolveDagFile = (arg: string, cwd: string, dagsDir: string): strin
   return candidates.find((p) => existsSync(p) && statSync(p).isFile());
 };
 
+const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();
+
 /** Whether a `run:` target exists next to the file or in the DAGs folder. */
 const dagExistsFor =
   (file: string, dagsDir: string) =>
@@ -72,7 +74,11 @@ const validate = (args: readonly string[], io: CliIo): ExitCode => {
     const file = resolveDagFile(arg, io.cwd, dagsDir);
     if (!file) {
       allValid = false;
-      io.out(`${arg}: no such file, and no DAG of that name in ${dagsDir}`);
+      io.out(
+        isDirectory(resolve(io.cwd, arg))
+          ? `${arg}: is a directory, not a DAG file`
+          : `${arg}: no such file, and no DAG of that name in ${dagsDir}`,
+      );
       continue;
     }
     let text: string;

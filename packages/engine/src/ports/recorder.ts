@@ -20,8 +20,10 @@ export interface RunRecorder {
   /** Path of the run log (the record's `log`). */
   readonly runLogPath: string;
   /**
-   * Persists the complete current record. Calls are ordered: the store applies them in call
-   * order, and a crash leaves the last completed save, never a torn one.
+   * Persists the complete current record. The record is serialised (or copied) during the call,
+   * before the returned promise settles, so the engine may go on changing it. Calls are ordered:
+   * the store applies them in call order, and a crash leaves the last completed save, never a
+   * torn one.
    */
   save(record: DagRunRecord): Promise<void>;
   /** Appends one line to the run log. */

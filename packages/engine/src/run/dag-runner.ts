@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { NodeStatus, RunStatus, nodeStatusLabel, runStatusLabel } from '@trellis/core';
@@ -98,7 +99,7 @@ class DagRunner {
   private readonly failedButContinued = new Set<string>();
   private readonly started = new Set<string>();
   /** Aborted by stop or timeout; every step execution of the current phase listens to it. */
-  private phase = new AbortController();
+  private phase = newPhase();
   private readonly timer = new AbortController();
   private running = 0;
   private stopping = false;
@@ -112,6 +113,7 @@ class DagRunner {
   private context: Record<string, string> = {};
   private workingDir = '';
   private saving: Promise<void> | undefined;
+  private readonly closing: Promise<void>[] = [];
   private dirty = false;
 
   constructor(
@@ -145,7 +147,8 @@ class DagRunner {
     this.log(
       `run ${r.dagRunId} of DAG "${r.name}" started${this.input.dryRun ? ' (dry run)' : ''}`,
     );
-    this.persist();
+    // Durable before anything else happens: whoever sees the run start finds it running on disk.
+    await this.persistNow();
     this.deps.events?.safeEmit('run:started', r);
     this.armTimeout();
     try {
@@ -169,6 +172,7 @@ class DagRunner {
     await this.runHandlers();
     r.status = this.finalStatus();
     r.error = r.error || this.runError;
+    await Promise.all(this.closing);
     r.finishedAt = this.now();
     this.input.stop?.removeEventListener('abort', onStop);
     this.log(`run finished: ${runStatusLabel[r.status]}${r.error ? ` (${r.error})` : ''}`);
@@ -224,9 +228,9 @@ class DagRunner {
   private async flush(): Promise<void> {
     do {
       this.dirty = false;
-      const snapshot = structuredClone(this.r);
       try {
-        await this.deps.recorder.save(snapshot);
+        // The recorder serialises the record during the call (RunRecorder.save), so no copy.
+        await this.deps.recorder.save(this.r);
       } catch (e) {
         this.log(`could not save the run record: ${(e as Error).message}`);
       }
@@ -502,7 +506,15 @@ class DagRunner {
       }
       await this.executeWithPolicies(n, scope, logs, isHandler);
     } finally {
-      await logs.close();
+      // Closing (flushing) the log files does not hold up the next step; the run waits for all
+      // of them before it reports its end.
+      this.closing.push(
+        logs
+          .close()
+          .catch((e: unknown) =>
+            this.log(`could not close the logs of step "${n.step.name}": ${(e as Error).message}`),
+          ),
+      );
     }
   }
 
@@ -742,6 +754,11 @@ class DagRunner {
       step.output !== undefined ||
       step.continueOn.output.length > 0 ||
       step.repeatPolicy?.condition !== undefined;
+    // One controller per execution: listeners stay per step (a shared signal warns past 10).
+    const own = new AbortController();
+    const relay = (): void => own.abort(this.phase.signal.reason);
+    this.phase.signal.addEventListener('abort', relay, { once: true });
+    if (this.phase.signal.aborted) own.abort(this.phase.signal.reason);
     let outcome: ExecutionOutcome;
     try {
       outcome = await executor.run(
@@ -919,7 +936,7 @@ class DagRunner {
             ? 'cancel'
             : undefined;
     // Handlers get a fresh phase: a timeout or stop of the steps does not stop the clean-up.
-    this.phase = new AbortController();
+    this.phase = newPhase();
     if (this.stopping && this.input.stop?.aborted) {
       // a second stop during handlers ends them
       this.input.stop.addEventListener('abort', () => this.phase.abort(new Error('stopped')), {
@@ -958,4 +975,14 @@ const expandDeep = async (v: unknown, f: (s: string) => Promise<string>): Promis
     return out;
   }
   return v;
+};
+
+/**
+ * A phase controller. Every concurrent step execution listens on its signal and removes its
+ * listener when it ends, so the default limit of 10 listeners would warn falsely.
+ */
+const newPhase = (): AbortController => {
+  const c = new AbortController();
+  setMaxListeners(0, c.signal);
+  return c;
 };

@@ -54,6 +54,8 @@ export const STEP_KEYS = [
 
 /** Step ids must look like identifiers and must not shadow these variable names. */
 const ID_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]*$/;
+/** Node names of lifecycle handlers: their log files and run-detail keys use these names. */
+const HANDLER_NAMES = ['onSuccess', 'onFailure', 'onCancel', 'onExit'];
 const RESERVED_IDS = ['env', 'params', 'args', 'stdout', 'stderr', 'output', 'outputs'];
 
 /** DAG-level settings a step inherits. */
@@ -153,6 +155,11 @@ export const normalizeStep = (
   const name = readString(ctx, m.name, at('name'));
   if (name !== undefined && name.trim() === '')
     ctx.report(at('name'), 'step name is empty: remove it to get a generated name, or write one');
+  if (name !== undefined && what === 'a step' && HANDLER_NAMES.includes(name.trim()))
+    ctx.report(
+      at('name'),
+      `step name ${show(name)} is reserved for the ${name.trim()} handler: define it under handlerOn, or choose another name`,
+    );
   const id = readString(ctx, m.id, at('id'));
   if (id !== undefined) {
     if (!ID_PATTERN.test(id))

@@ -1,0 +1,155 @@
+import { parseArgs } from 'node:util';
+import {
+  AppError,
+  ConfigError,
+  nodeStatusLabel,
+  runStatusLabel,
+  RunStatus,
+  type NodeStatus,
+} from '@trellis/core';
+import type { DagRunRecord } from '@trellis/spec';
+import { ExitCode, type CliIo } from '../io.js';
+import { makeRuntime, type Runtime } from '../wiring/runtime.js';
+
+/** One flag of a command, as node:util parseArgs takes it. */
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+}
+
+/** Flags every store-using command accepts. */
+export const STORE_OPTIONS = {
+  home: { type: 'string' },
+  config: { type: 'string' },
+  dags: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Record<string, OptionSpec>;
+
+/** Parsed flag values, typed by their specs. */
+export type FlagValues<O> = {
+  [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : string;
+};
+
+/** A command's parsed arguments; `rest` holds the words after `--` (DAG params). */
+export interface CommandArgs<O> {
+  readonly values: FlagValues<O & typeof STORE_OPTIONS>;
+  readonly positionals: string[];
+  readonly rest: string[];
+}
+
+/** Parses a command's arguments strictly (an unknown flag is a usage error). */
+export const parseCommandArgs = <O extends Record<string, OptionSpec>>(
+  args: readonly string[],
+  options: O,
+): CommandArgs<O> => {
+  const dashdash = args.indexOf('--');
+  const own = dashdash === -1 ? [...args] : args.slice(0, dashdash);
+  const rest = dashdash === -1 ? [] : args.slice(dashdash + 1);
+  const parsed = parseArgs({
+    args: own,
+    options: { ...STORE_OPTIONS, ...options },
+    allowPositionals: true,
+    strict: true,
+  });
+  return {
+    values: parsed.values,
+    positionals: parsed.positionals,
+    rest,
+  };
+};
+
+/** Params from `-p` and the words after `--` (the latter win, as later overrides). */
+export const paramsFrom = (p: string | undefined, rest: readonly string[]): string | undefined => {
+  const quoted = rest.map((w) =>
+    /^[^\s"]*$/.test(w)
+      ? w
+      : w.replace(
+          /^([A-Za-z_][A-Za-z0-9_]*=)?(.*)$/s,
+          (_m, k: string | undefined, v: string) => `${k ?? ''}"${v.replace(/(["\\])/g, '\\$1')}"`,
+        ),
+  );
+  const parts = [p, quoted.join(' ')].filter(
+    (x): x is string => x !== undefined && x.trim() !== '',
+  );
+  return parts.length > 0 ? parts.join(' ') : undefined;
+};
+
+/**
+ * Runs a command body with a runtime, turning refusals into messages: AppError -> exit 1 with its
+ * message, ConfigError -> exit 2.
+ */
+export const withRuntime = async (
+  name: string,
+  io: CliIo,
+  flags: { home?: string | undefined; config?: string | undefined; dags?: string | undefined },
+  body: (rt: Runtime) => Promise<ExitCode>,
+): Promise<ExitCode> => {
+  try {
+    const rt = await makeRuntime(io, { home: flags.home, config: flags.config, dags: flags.dags });
+    return await body(rt);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.err(`trellis ${name}: ${e.message}`);
+      return ExitCode.Usage;
+    }
+    if (AppError.is(e)) {
+      io.err(`trellis ${name}: ${e.message}`);
+      return ExitCode.Failure;
+    }
+    throw e;
+  }
+};
+
+const SYMBOL: Record<number, string> = { 1: '>', 2: 'x', 3: '-', 4: 'ok', 5: 'skip', 6: '~' };
+
+/** Prints step transitions of the run `dagRunId` (and its children) as they happen. */
+export const followProgress = (
+  rt: Runtime,
+  io: CliIo,
+  dagRunId: () => string | undefined,
+): void => {
+  rt.events.on('node:statusChanged', (record, name, status: NodeStatus) => {
+    const root = dagRunId();
+    if (root === undefined || (record.dagRunId !== root && record.root.dagRunId !== root)) return;
+    if (status === 0) return;
+    const node = [
+      ...record.nodes,
+      record.onSuccess,
+      record.onFailure,
+      record.onCancel,
+      record.onExit,
+    ].find((n) => n?.step.name === name);
+    const prefix = record.dagRunId === root ? '' : `${record.name} > `;
+    const took =
+      node && node.startedAt && node.finishedAt
+        ? ` (${((Date.parse(node.finishedAt) - Date.parse(node.startedAt)) / 1000).toFixed(1)}s)`
+        : '';
+    const err = node?.error ? `: ${node.error}` : '';
+    io.out(
+      `  ${(SYMBOL[status] ?? '?').padEnd(4)} ${prefix}${name} ${status === 1 ? 'started' : nodeStatusLabel[status]}${status === 1 ? '' : took}${err}`,
+    );
+  });
+};
+
+/** The closing line of a foreground run, and its exit code: 0 only for a finished run. */
+export const finishLine = (io: CliIo, r: DagRunRecord): ExitCode => {
+  io.out(
+    `run ${r.dagRunId} of DAG "${r.name}": ${runStatusLabel[r.status]}${r.error ? ` (${r.error})` : ''}`,
+  );
+  io.out(`log: ${r.log}`);
+  return r.status === RunStatus.Succeeded ? ExitCode.Ok : ExitCode.Failure;
+};
+
+/** Stops the run on SIGINT/SIGTERM (the run ends cancelled and its handlers run). */
+export const stopOnSignals = (io: CliIo, stop: () => Promise<void>): (() => void) => {
+  const handler = (sig: NodeJS.Signals): void => {
+    io.err(`received ${sig}: stopping the run (its steps get their stop signal)`);
+    stop().catch((e: unknown) => io.err(`could not stop: ${(e as Error).message}`));
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+};

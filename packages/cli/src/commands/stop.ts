@@ -1,0 +1,44 @@
+import { RunStatus } from '@trellis/core';
+import { ExitCode, type CliIo } from '../io.js';
+import type { Command } from './command.js';
+import { parseCommandArgs, withRuntime } from './common.js';
+
+const USAGE = 'trellis stop <dag> [--run-id <id>]';
+
+/** `trellis stop`: asks the process running a run (or every running run of the DAG) to stop it. */
+const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
+  const { values, positionals } = parseCommandArgs(args, {
+    'run-id': { type: 'string', short: 'r' },
+  });
+  if (values.help) {
+    io.out(`usage: ${USAGE}`);
+    return ExitCode.Ok;
+  }
+  const dag = positionals[0];
+  if (!dag) {
+    io.err(`trellis stop: name one DAG\nusage: ${USAGE}`);
+    return ExitCode.Usage;
+  }
+  return withRuntime('stop', io, values, async (rt) => {
+    const name = rt.dags.locate(dag, io.cwd) ? rt.dags.load(dag, io.cwd).dag.name : dag;
+    const ids = values['run-id']
+      ? [values['run-id']]
+      : (await rt.store.listRuns({ name, status: RunStatus.Running })).map((r) => r.dagRunId);
+    if (ids.length === 0) {
+      io.err(`trellis stop: DAG "${name}" has no running run`);
+      return ExitCode.Failure;
+    }
+    for (const dagRunId of ids) {
+      await rt.runs.stop({ name, dagRunId });
+      io.out(`stop requested for run ${dagRunId} of DAG "${name}"`);
+    }
+    return ExitCode.Ok;
+  });
+};
+
+export const stopCommand: Command = {
+  name: 'stop',
+  summary: 'stop a running run',
+  usage: USAGE,
+  run,
+};

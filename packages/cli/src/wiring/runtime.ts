@@ -1,0 +1,61 @@
+import {
+  loadConfig,
+  systemClock,
+  uuidv7Generator,
+  type Config,
+  type ConfigFlags,
+} from '@trellis/core';
+import { EngineEvents } from '@trellis/engine';
+import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
+import { FsDagCatalog, RunService } from '@trellis/services';
+import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
+import type { CliIo } from '../io.js';
+
+/** The concrete parts one CLI command works with (the composition root). */
+export interface Runtime {
+  readonly config: Readonly<Config>;
+  readonly store: FsRunStore;
+  readonly dags: FsDagCatalog;
+  readonly runs: RunService;
+  readonly events: EngineEvents;
+}
+
+/** The environment as a plain record of defined values. */
+const definedEnv = (env: CliIo['env']): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+
+/**
+ * Wires config, the file store, the executors and the run service for a command, and marks runs
+ * whose owner process died as failed (crash safety: every Trellis process that uses the store
+ * checks at start).
+ */
+export const makeRuntime = async (io: CliIo, flags: ConfigFlags): Promise<Runtime> => {
+  const { config } = loadConfig({ env: io.env, argv: flags, cwd: io.cwd });
+  const clock = systemClock;
+  const store = new FsRunStore({
+    dataDir: config.paths.dataDir,
+    logDir: config.paths.logDir,
+    clock,
+    warn: (m) => io.err(`warning: ${m}`),
+  });
+  const dags = new FsDagCatalog(config.paths.dagsDir);
+  const events = new EngineEvents();
+  const runs = new RunService({
+    store,
+    dags,
+    clock,
+    ids: uuidv7Generator(() => clock.now().getTime()),
+    executors: { shell: new ShellExecutor() },
+    commands: new ShellCommandRunner(),
+    processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
+    systemEnv: definedEnv(io.env),
+    defaultShell: config.defaultShell || io.env.SHELL || 'sh',
+    events,
+  });
+  const recovered = await runs.recoverOrphans();
+  for (const r of recovered)
+    io.err(
+      `note: run ${r.dagRunId} of DAG "${r.name}" was left running by a process that died; marked failed`,
+    );
+  return { config, store, dags, runs, events };
+};
