@@ -269,6 +269,27 @@ describe('RunService on the file store and /bin/sh', () => {
     expect(existsSync(join(home, 'data'))).toBe(true);
   });
 
+  it('deletes runs older than histRetentionDays at the start of a new run, keeping recent ones', async () => {
+    dag('kept', 'histRetentionDays: 2\nsteps:\n  - "true"\n');
+    const { runs, store } = service();
+    const old = await (await runs.start({ dag: 'kept' })).done;
+    const aged = structuredClone(old);
+    aged.createdAt =
+      aged.startedAt =
+      aged.finishedAt =
+        new Date(Date.now() - 3 * 86_400_000).toISOString();
+    aged.revision += 10;
+    await store.saveRun(aged);
+    const recent = await (await runs.start({ dag: 'kept' })).done;
+    let listed = await store.listRuns({ name: 'kept' });
+    for (let i = 0; i < 100 && listed.length > 1; i++) {
+      await new Promise((r) => setTimeout(r, 10)); // the clean-up runs beside the new run
+      listed = await store.listRuns({ name: 'kept' });
+    }
+    expect(listed.map((r) => r.dagRunId)).toEqual([recent.dagRunId]);
+    expect(existsSync(old.log)).toBe(false);
+  });
+
   it('refuses a DAG with problems, listing them', async () => {
     dag('broken', 'steps:\n  - {name: a, comand: x}\n');
     const { runs } = service();

@@ -239,6 +239,22 @@ export class RunService implements ChildRunner {
 
   // ---- internals ------------------------------------------------------------------------------
 
+  /**
+   * `histRetentionDays` at run start: older finished runs of the DAG go, with their logs and
+   * child runs. It runs beside the new run and never fails it; the run log says what happened.
+   */
+  private applyRetention(dag: Dag, recorder: RunRecorder): void {
+    this.deps.store
+      .deleteRunsOlderThan(dag.name, dag.histRetentionDays)
+      .then((n) => {
+        if (n > 0)
+          recorder.log(
+            `deleted ${n} run(s) older than ${dag.histRetentionDays} days (histRetentionDays)`,
+          );
+      })
+      .catch((e: unknown) => recorder.log(`history clean-up failed: ${(e as Error).message}`));
+  }
+
   private checkRunId(id: string | undefined): string {
     if (id === undefined || id === '') return this.deps.ids.newRunId();
     if (!RUN_ID_PATTERN.test(id)) {
@@ -302,6 +318,7 @@ export class RunService implements ChildRunner {
     record.log = recorder.runLogPath;
     const snapshot: RunSnapshotData = { dag, localDags };
     if (!o.dryRun) await this.deps.store.createRun(record, snapshot);
+    if (!o.dryRun && !o.parent) this.applyRetention(dag, recorder);
 
     const stop = new AbortController();
     o.stop?.addEventListener('abort', () => stop.abort(), { once: true });

@@ -26,6 +26,8 @@ export interface RunStorePort {
   requestStop(ref: RunRef, scope?: StoreScope): Promise<void>;
   watchStop(ref: RunRef, scope: StoreScope, onStop: () => void): () => void;
   findOrphanedRuns(): Promise<DagRunRecord[]>;
+  /** Deletes finished runs of the DAG older than `days`, with their logs and children. */
+  deleteRunsOlderThan(dagName: string, days: number): Promise<number>;
 }
 
 /** Liveness of processes, for crash recovery. */
