@@ -188,7 +188,16 @@ describe('RunService on the file store and /bin/sh', () => {
     );
     const { runs, events } = service();
     const started = await runs.start({ dag: 'stubborn' });
-    await stepStarted(events, 'ignore');
+    const running = await stepStarted(events, 'ignore');
+    // the trap is in place once the step printed "ready" (bounded wait on its log file)
+    const out = running.nodes[0]?.stdout ?? '';
+    for (
+      let i = 0;
+      i < 500 && !(existsSync(out) && readFileSync(out, 'utf8').includes('ready'));
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     await runs.stop({ name: 'stubborn', dagRunId: started.record.dagRunId });
     const final = await started.done;
     expect(final.nodes[0]?.status).toBe(NodeStatus.Cancelled);
