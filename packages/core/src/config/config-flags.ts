@@ -66,7 +66,7 @@ export const FLAG_MAP = {
   dataDir: { option: '--data-dir', path: 'paths.dataDir', kind: 'path' },
   logDir: { option: '--log-dir', path: 'paths.logDir', kind: 'path' },
   host: { option: '--host', path: 'server.host', kind: 'string' },
-  port: { option: '--port', path: 'server.port', kind: 'port' },
+  port: { option: '--port', path: 'server.port', kind: 'listenPort' },
   basePath: { option: '--base-path', path: 'server.basePath', kind: 'string' },
   headless: { option: '--headless', path: 'server.headless', kind: 'bool' },
   tz: { option: '--tz', path: 'server.tz', kind: 'string' },

@@ -1,14 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigSchema, isTimeZone, normalizeBasePath } from './config.schema.js';
+import { ConfigSchema, isTimeZone, knownKeysAt, normalizeBasePath } from './config.schema.js';
 import { FLAG_MAP } from './config-flags.js';
 import { ENV_MAP } from './env-map.js';
 
 /** A config with every optional section present, to look paths up in. */
 const full = ConfigSchema.parse({ home: '/h', redis: { url: 'redis://localhost:6379' } });
 
+/**
+ * True when `dotted` is a field of the parsed config, or a key the file accepts that parsing
+ * folds into another field (`auth.basic.username` becomes an entry of `auth.users`).
+ */
 const hasPath = (dotted: string): boolean => {
+  const keys = dotted.split('.');
+  const parent = keys.slice(0, -1);
+  const last = keys[keys.length - 1] ?? '';
+  if (knownKeysAt(parent)?.includes(last)) return true;
   let node: unknown = full;
-  for (const key of dotted.split('.')) {
+  for (const key of keys) {
     if (typeof node !== 'object' || node === null || !(key in node)) return false;
     node = (node as Record<string, unknown>)[key];
   }
@@ -28,6 +36,8 @@ describe('ConfigSchema', () => {
     });
     expect(full.coordinator.port).toBe(50055);
     expect(full.scheduler.zombieDetectionIntervalSec).toBe(45);
+    expect(full.auth).toEqual({ mode: 'none', users: [], tokens: [] });
+    expect(full.remoteNodes).toEqual([]);
   });
 
   it('keeps absolute paths and resolves relative ones against home', () => {
@@ -40,7 +50,14 @@ describe('ConfigSchema', () => {
   });
 
   it('rejects unknown keys at every level', () => {
-    for (const input of [{ x: 1 }, { server: { x: 1 } }, { worker: { x: 1 } }]) {
+    for (const input of [
+      { x: 1 },
+      { server: { x: 1 } },
+      { worker: { x: 1 } },
+      { auth: { x: 1 } },
+      { auth: { users: [{ name: 'a', password: 'p', role: 'admin', x: 1 }] } },
+      { remoteNodes: [{ name: 'n', apiBaseURL: 'http://h/api/v2', x: 1 }] },
+    ]) {
       expect(ConfigSchema.safeParse({ home: '/h', ...input }).success).toBe(false);
     }
   });
@@ -101,6 +118,10 @@ describe('ENV_MAP and FLAG_MAP', () => {
       'SVC_WORKER_CONCURRENCY',
       'SVC_HIST_RETENTION_DAYS',
       'SVC_METRICS_PUBLIC',
+      'SVC_AUTH_MODE',
+      'SVC_AUTH_BASIC_USERNAME',
+      'SVC_AUTH_BASIC_PASSWORD',
+      'SVC_AUTH_TOKEN',
     ]) {
       expect(names).toContain(required);
     }

@@ -1,6 +1,17 @@
 import os from 'node:os';
 import path from 'node:path';
 import * as z from 'zod';
+import { authShape, AuthSchema, AUTH_SUBKEYS } from './auth.schema.js';
+import { RemoteNodesSchema, REMOTE_NODE_SUBKEYS } from './remote-nodes.schema.js';
+import {
+  boolean,
+  checkUniqueNames,
+  intAtLeast,
+  listenPortSchema,
+  portSchema,
+  section,
+  text,
+} from './schema-helpers.js';
 
 /*
  * The server config (STYLE.md section 3): one strict zod schema, parsed once at boot by
@@ -8,34 +19,6 @@ import * as z from 'zod';
  * Hints in `error` are what the user sees after the offending path and value, so each one says
  * what to write instead.
  */
-
-const PORT_HINT = 'use an integer from 1 to 65535';
-const BOOLEAN_HINT = 'use true or false';
-
-/** A TCP port: an integer from 1 to 65535. */
-const portSchema = () =>
-  z.int({ error: PORT_HINT }).min(1, { error: PORT_HINT }).max(65_535, { error: PORT_HINT });
-
-/** An integer of at least `min`. */
-const intAtLeast = (min: number, example: number) => {
-  const hint = `use an integer of at least ${min}, e.g. ${example}`;
-  return z.int({ error: hint }).min(min, { error: hint });
-};
-
-/** A non-empty string; `what` completes "use ..." in the hint. */
-const text = (what: string) => {
-  const hint = `use ${what}`;
-  return z.string({ error: hint }).min(1, { error: hint });
-};
-
-const boolean = () => z.boolean({ error: BOOLEAN_HINT });
-
-/** A strict object whose "not a mapping" error says so in YAML terms. */
-const section = <Shape extends z.ZodRawShape>(shape: Shape) =>
-  z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'invalid_type' ? 'use a mapping of "key: value" lines' : undefined,
-  });
 
 /**
  * Normalises a URL base path: `""` and `"/"` become `""`; anything else gets exactly one leading
@@ -100,7 +83,7 @@ const ServerSchema = section({
    * TCP port of the REST API and web UI (1-65535).
    * @default `8080`
    */
-  port: portSchema().default(8080),
+  port: listenPortSchema().default(8080),
   /**
    * URL path prefix the app is served under, for a reverse proxy. Normalised: `/` becomes `""`,
    * always one leading slash, no trailing slash.
@@ -278,19 +261,7 @@ export const ConfigSchema = section({
    */
   queues: z
     .array(QueueSchema, { error: 'use a list of queues, e.g. - name: batch' })
-    .superRefine((queues, ctx) => {
-      const seen = new Set<string>();
-      queues.forEach((q, i) => {
-        if (seen.has(q.name)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [i, 'name'],
-            message: `rename or remove this queue: the name "${q.name}" is already used`,
-          });
-        }
-        seen.add(q.name);
-      });
-    })
+    .superRefine((queues, ctx) => checkUniqueNames(queues, ctx, 'queue'))
     .default([]),
   /**
    * How many days finished runs are kept, server-wide; a DAG's own `histRetentionDays` wins.
@@ -299,6 +270,18 @@ export const ConfigSchema = section({
   histRetentionDays: intAtLeast(0, 30).default(30),
   /** The scheduler's housekeeping loops. */
   scheduler: SchedulerSchema.prefault({}),
+  /**
+   * Who may call the API (spec: Authentication): the mode, users with passwords and tokens, each
+   * with a role. Passwords and tokens are kept as SHA-256 digests only.
+   * @default `{ mode: 'none', users: [], tokens: [] }`
+   */
+  auth: AuthSchema.prefault({}),
+  /**
+   * Other Trellis servers that requests with `remoteNode=<name>` are forwarded to. Names are
+   * unique and never `local`.
+   * @default `[]`
+   */
+  remoteNodes: RemoteNodesSchema.default([]),
 })
   // Type-preserving: relative paths (the defaults included) become absolute under `home`.
   .overwrite((c) => ({
@@ -335,4 +318,7 @@ const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   worker: Object.keys(WorkerSchema.shape),
   'queues.[]': Object.keys(queueEntryShape),
   scheduler: Object.keys(SchedulerSchema.shape),
+  auth: Object.keys(authShape),
+  ...AUTH_SUBKEYS,
+  ...REMOTE_NODE_SUBKEYS,
 };

@@ -60,8 +60,8 @@ export const ENV_MAP = [
   {
     name: 'SVC_PORT',
     path: 'server.port',
-    kind: 'port',
-    description: 'Port of the REST API and web UI, 1-65535 (default 8080).',
+    kind: 'listenPort',
+    description: 'Port of the REST API and web UI, 1-65535, or 0 for any free port (default 8080).',
   },
   {
     name: 'SVC_BASE_PATH',
@@ -146,6 +146,32 @@ export const ENV_MAP = [
     path: 'scheduler.zombieDetectionIntervalSec',
     kind: 'int',
     description: 'Seconds between checks for runs whose process died; 0 disables (default 45).',
+  },
+  {
+    name: 'SVC_AUTH_MODE',
+    path: 'auth.mode',
+    kind: 'string',
+    description:
+      'none, basic or bearer: the 401 challenge (default basic with users, bearer with tokens, else none).',
+  },
+  {
+    name: 'SVC_AUTH_BASIC_USERNAME',
+    path: 'auth.basic.username',
+    kind: 'string',
+    description:
+      'Adds one admin user for HTTP Basic with this name (with SVC_AUTH_BASIC_PASSWORD).',
+  },
+  {
+    name: 'SVC_AUTH_BASIC_PASSWORD',
+    path: 'auth.basic.password',
+    kind: 'string',
+    description: 'Password of the SVC_AUTH_BASIC_USERNAME user.',
+  },
+  {
+    name: 'SVC_AUTH_TOKEN',
+    path: 'auth.token',
+    kind: 'string',
+    description: 'Adds one admin Bearer token, named auth.token.',
   },
 ] as const satisfies readonly EnvBinding[];
 

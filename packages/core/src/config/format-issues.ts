@@ -30,6 +30,19 @@ const valueAt = (root: unknown, at: readonly PropertyKey[]): unknown => {
   return node;
 };
 
+/** Fields under an `auth` mapping whose values may be shown; every other one may hold a secret. */
+const PLAIN_AUTH_FIELDS = new Set(['mode', 'name', 'role', 'username']);
+
+/**
+ * True when the value at `at` may be a password or token (anything under `auth` or a remote
+ * node's `auth`, except names, roles and the mode): its value is never echoed in a message.
+ */
+export const isSecretPath = (at: readonly PropertyKey[]): boolean => {
+  if (!at.includes('auth')) return false;
+  const last = at[at.length - 1];
+  return !(typeof last === 'string' && PLAIN_AUTH_FIELDS.has(last));
+};
+
 const show = (value: unknown): string => {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
@@ -85,9 +98,10 @@ export const formatIssues = (
       }
       default: {
         const value = valueAt(input, at);
-        return value === undefined
-          ? [`${source}: ${displayPath(at)} is missing: ${issue.message}`]
-          : [`${source}: ${displayPath(at)} = ${show(value)} is invalid: ${issue.message}`];
+        if (value === undefined)
+          return [`${source}: ${displayPath(at)} is missing: ${issue.message}`];
+        const shown = isSecretPath(at) ? '(hidden)' : show(value);
+        return [`${source}: ${displayPath(at)} = ${shown} is invalid: ${issue.message}`];
       }
     }
   });

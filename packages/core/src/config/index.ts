@@ -9,6 +9,18 @@ export {
   type ConfigInput,
   type QueueConfig,
 } from './config.schema.js';
+export {
+  AUTH_MODES,
+  ROLES,
+  SHORTHAND_TOKEN_NAME,
+  sha256Hex,
+  type AuthConfig,
+  type AuthMode,
+  type AuthTokenConfig,
+  type AuthUserConfig,
+  type Role,
+} from './auth.schema.js';
+export type { RemoteNodeAuth, RemoteNodeConfig } from './remote-nodes.schema.js';
 export { ConfigError } from './config-error.js';
 export { FLAG_MAP, type ConfigFlags, type FlagBinding } from './config-flags.js';
 export { ENV_MAP, type EnvBinding, type EnvName } from './env-map.js';

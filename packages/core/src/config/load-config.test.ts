@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
 import type { ConfigFlags } from './config-flags.js';
+import { sha256Hex } from './auth.schema.js';
 import { loadConfig, type LoadConfigOptions } from './load-config.js';
 
 let dir: string;
@@ -67,6 +68,8 @@ describe('loadConfig defaults', () => {
       queues: [],
       histRetentionDays: 30,
       scheduler: { zombieDetectionIntervalSec: 45 },
+      auth: { mode: 'none', users: [], tokens: [] },
+      remoteNodes: [],
     });
     expect(config.redis).toBeUndefined();
     expect(warnings).toEqual([]);
@@ -299,20 +302,20 @@ describe('loadConfig errors', () => {
   it('rejects a file value of the wrong type, naming the file, the path, the value and the fix', async () => {
     const file = await writeConfig('server:\n  port: "8080x"\n');
     expect(configErrorOf(() => load()).message).toBe(
-      `${file}: server.port = "8080x" is invalid: use an integer from 1 to 65535`,
+      `${file}: server.port = "8080x" is invalid: use an integer from 1 to 65535, or 0 for any free port`,
     );
   });
 
   it('rejects a non-numeric SVC_PORT, naming the variable and the value', () => {
     expect(configErrorOf(() => load({ SVC_PORT: 'abc' })).message).toBe(
-      'SVC_PORT="abc" is not a port number: use an integer from 1 to 65535',
+      'SVC_PORT="abc" is not a port number: use an integer from 1 to 65535, or 0 for any free port',
     );
   });
 
   it('rejects an out-of-range SVC_PORT and --port', () => {
     expect(configErrorOf(() => load({ SVC_PORT: '70000' })).message).toContain('SVC_PORT="70000"');
-    expect(configErrorOf(() => load({}, { port: 0 })).message).toBe(
-      '--port=0 is not a port number: use an integer from 1 to 65535',
+    expect(configErrorOf(() => load({}, { port: -1 })).message).toBe(
+      '--port=-1 is not a port number: use an integer from 1 to 65535, or 0 for any free port',
     );
   });
 
@@ -426,14 +429,14 @@ describe('loadConfig errors', () => {
     await writeConfig('server:\n  tz: Mars/Olympus\n');
     const error = configErrorOf(() => load({ SVC_PORT: 'abc' }, { concurrency: 'x' }));
     expect(error.problems).toEqual([
-      'SVC_PORT="abc" is not a port number: use an integer from 1 to 65535',
+      'SVC_PORT="abc" is not a port number: use an integer from 1 to 65535, or 0 for any free port',
       '--concurrency="x" is not an integer: use a whole number in digits, e.g. 30',
       expect.stringContaining('server.tz = "Mars/Olympus" is invalid'),
     ]);
   });
 
   it('reports every problem of the file at once', async () => {
-    await writeConfig('server:\n  port: 0\n  headless: "no"\n');
+    await writeConfig('server:\n  port: -1\n  headless: "no"\n');
     const error = configErrorOf(() => load());
     expect(error.problems).toHaveLength(2);
     expect(error.message).toMatch(/^2 config problems:\n {2}- /);
@@ -461,5 +464,84 @@ describe('loadConfig basePath', () => {
     expect(configErrorOf(() => load({}, { basePath: '/ui?x=1' })).message).toContain(
       '--base-path: server.basePath = "/ui?x=1" is invalid',
     );
+  });
+});
+
+describe('loadConfig auth and remote nodes', () => {
+  it('adds an admin user from SVC_AUTH_BASIC_USERNAME and SVC_AUTH_BASIC_PASSWORD', () => {
+    const { config } = load({ SVC_AUTH_BASIC_USERNAME: 'root', SVC_AUTH_BASIC_PASSWORD: 'pw' });
+    expect(config.auth).toEqual({
+      mode: 'basic',
+      users: [{ name: 'root', role: 'admin', passwordSha256: sha256Hex('pw') }],
+      tokens: [],
+    });
+  });
+
+  it('adds an admin token from SVC_AUTH_TOKEN next to the tokens of the file', async () => {
+    await writeConfig(
+      'auth:\n  tokens:\n    - name: ci\n      token: file-token\n      role: operator\n',
+    );
+    const { config } = load({ SVC_AUTH_TOKEN: 'env-token' });
+    expect(config.auth.mode).toBe('bearer');
+    expect(config.auth.tokens.map((t) => [t.name, t.role])).toEqual([
+      ['auth.token', 'admin'],
+      ['ci', 'operator'],
+    ]);
+  });
+
+  it('lets SVC_AUTH_MODE pick the challenge when both kinds of credentials exist', async () => {
+    await writeConfig(
+      'auth:\n  users:\n    - name: a\n      password: p\n      role: viewer\n  token: t\n',
+    );
+    expect(load().config.auth.mode).toBe('basic');
+    expect(load({ SVC_AUTH_MODE: 'bearer' }).config.auth.mode).toBe('bearer');
+  });
+
+  it('rejects SVC_AUTH_MODE=basic without users, naming the variable and the fix', () => {
+    expect(configErrorOf(() => load({ SVC_AUTH_MODE: 'basic' })).message).toBe(
+      'SVC_AUTH_MODE: auth.mode = "basic" is invalid: basic needs at least one user: add one ' +
+        'under auth.users, or set SVC_AUTH_BASIC_USERNAME and SVC_AUTH_BASIC_PASSWORD',
+    );
+  });
+
+  it('never shows a password or token in a config error', async () => {
+    await writeConfig(
+      'auth:\n  users:\n    - name: a\n      password: 12345678\n      role: viewer\n' +
+        '  tokens:\n    - tok-in-a-list\n' +
+        'remoteNodes:\n  - name: n\n    apiBaseURL: http://h/api/v2\n    auth:\n      token: 987654\n',
+    );
+    const error = configErrorOf(() => load());
+    expect(error.problems).toHaveLength(3);
+    expect(error.message).toContain('auth.users[0].password = (hidden) is invalid');
+    expect(error.message).toContain('auth.tokens[0] = (hidden) is invalid');
+    expect(error.message).toContain('remoteNodes[0].auth.token = (hidden) is invalid');
+    for (const secret of ['12345678', 'tok-in-a-list', '987654'])
+      expect(error.message).not.toContain(secret);
+  });
+
+  it('suggests the right key for a typo inside auth and remoteNodes', async () => {
+    await writeConfig(
+      'auth:\n  users:\n    - name: a\n      pasword: p\n      role: viewer\n' +
+        'remoteNodes:\n  - name: n\n    apiBaseUrl: http://h/api/v2\n',
+    );
+    const message = configErrorOf(() => load()).message;
+    expect(message).toContain('unknown key auth.users[0].pasword: did you mean "password"?');
+    expect(message).toContain('unknown key remoteNodes[0].apiBaseUrl: did you mean "apiBaseURL"?');
+  });
+
+  it('reads remote nodes from the file', async () => {
+    await writeConfig(
+      'remoteNodes:\n  - name: prod\n    apiBaseURL: https://prod.example.com/api/v2\n' +
+        '    auth:\n      basic:\n        username: u\n        password: p\n    skipTLSVerify: true\n',
+    );
+    expect(load().config.remoteNodes).toEqual([
+      {
+        name: 'prod',
+        apiBaseURL: 'https://prod.example.com/api/v2',
+        auth: { basic: { username: 'u', password: 'p' } },
+        skipTLSVerify: true,
+        timeoutSec: 30,
+      },
+    ]);
   });
 });

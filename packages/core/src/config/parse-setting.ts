@@ -8,7 +8,7 @@ import { ConfigError } from './config-error.js';
  * - `bool`: `true`, `false`, `1` or `0`;
  * - `labels`: `key=value` pairs separated by commas.
  */
-export type SettingKind = 'string' | 'path' | 'int' | 'port' | 'bool' | 'labels';
+export type SettingKind = 'string' | 'path' | 'int' | 'port' | 'listenPort' | 'bool' | 'labels';
 
 /** A value as a variable or flag gives it: env values are always text, flags may be typed. */
 export type RawSetting = string | number | boolean | Readonly<Record<string, string>>;
@@ -87,6 +87,18 @@ export const parseSetting = (kind: SettingKind, raw: RawSetting, source: string)
       const n = toInteger(raw);
       if (n === undefined || n < 1 || n > 65_535) {
         return fail(source, raw, 'is not a port number', 'use an integer from 1 to 65535');
+      }
+      return n;
+    }
+    case 'listenPort': {
+      const n = toInteger(raw);
+      if (n === undefined || n < 0 || n > 65_535) {
+        return fail(
+          source,
+          raw,
+          'is not a port number',
+          'use an integer from 1 to 65535, or 0 for any free port',
+        );
       }
       return n;
     }

@@ -1,0 +1,217 @@
+import { createHash } from 'node:crypto';
+import * as z from 'zod';
+import { checkUniqueNames, section, text } from './schema-helpers.js';
+
+/*
+ * `auth` of config.yaml (ARCHITECTURE.md section 6, spec: Authentication). Secrets are reduced to
+ * SHA-256 digests while parsing, so the frozen Config never holds a password or token in clear.
+ */
+
+/** Authentication modes. `none` is the default for local development (spec: Authentication). */
+export const AUTH_MODES = ['none', 'basic', 'bearer'] as const;
+/** How the API authenticates callers: not at all, HTTP Basic, or Bearer tokens. */
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+/**
+ * Roles, from most to least powerful (ARCHITECTURE.md section 6): `admin` everything, `manager`
+ * edits DAGs and runs them, `operator` runs, stops, enqueues and retries, `viewer` reads.
+ */
+export const ROLES = ['admin', 'manager', 'operator', 'viewer'] as const;
+/** A caller's role; what each may do is decided by the API's authenticator. */
+export type Role = (typeof ROLES)[number];
+
+/** One user for HTTP Basic authentication. */
+export interface AuthUserConfig {
+  /** User name as sent in `Authorization: Basic`; unique, without `:`. */
+  name: string;
+  role: Role;
+  /** Lowercase hex SHA-256 digest of the password (from `password` or `passwordHash`). */
+  passwordSha256: string;
+}
+
+/** One Bearer token. */
+export interface AuthTokenConfig {
+  /** Who the token belongs to, for messages; unique. The `auth.token` shorthand is named `auth.token`. */
+  name: string;
+  role: Role;
+  /** Lowercase hex SHA-256 digest of the token. */
+  tokenSha256: string;
+}
+
+/** The parsed `auth` section. */
+export interface AuthConfig {
+  /**
+   * Which scheme the 401 challenge (`WWW-Authenticate`) asks for. Either mode accepts every
+   * configured credential, users and tokens alike; `none` turns authentication off.
+   */
+  mode: AuthMode;
+  users: AuthUserConfig[];
+  tokens: AuthTokenConfig[];
+}
+
+/** The name the `auth.token` shorthand (`SVC_AUTH_TOKEN`) gets. */
+export const SHORTHAND_TOKEN_NAME = 'auth.token';
+
+const ROLE_HINT = `use one of ${ROLES.join(', ')}`;
+const HASH_PATTERN = /^sha256:[0-9a-fA-F]{64}$/;
+
+/** Lowercase hex SHA-256 of UTF-8 text. */
+export const sha256Hex = (value: string): string =>
+  createHash('sha256').update(value, 'utf8').digest('hex');
+
+const role = () => z.enum(ROLES, { error: ROLE_HINT });
+
+const userEntryShape = {
+  /** User name; unique; no `:` (HTTP Basic splits on the first one). */
+  name: text('a user name, e.g. alice').refine((n) => !n.includes(':'), {
+    error: 'use a user name without ":" (HTTP Basic separates name and password with it)',
+  }),
+  /** The password in clear; give this or `passwordHash`. */
+  password: text('a non-empty password').optional(),
+  /** `sha256:<64 hex digits>` of the password; give this or `password`. */
+  passwordHash: z
+    .string({ error: 'use sha256:<64 hex digits>' })
+    .regex(HASH_PATTERN, {
+      error: 'use sha256:<64 hex digits>, e.g. the output of: printf %s "$PASSWORD" | sha256sum',
+    })
+    .optional(),
+  /** What the user may do. */
+  role: role(),
+};
+
+const UserSchema = section(userEntryShape)
+  .superRefine((u, ctx) => {
+    if ((u.password === undefined) === (u.passwordHash === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['password'],
+        message:
+          u.password === undefined
+            ? 'give the user a password or a passwordHash'
+            : 'give either password or passwordHash, not both',
+      });
+    }
+  })
+  // The refinement above guarantees one of the two is set.
+  .transform((u): AuthUserConfig => ({
+    name: u.name,
+    role: u.role,
+    passwordSha256:
+      u.passwordHash !== undefined
+        ? u.passwordHash.slice('sha256:'.length).toLowerCase()
+        : sha256Hex(u.password ?? ''),
+  }));
+
+const tokenEntryShape = {
+  /** Who the token belongs to (shown in 403 messages); unique. */
+  name: text('a token name, e.g. ci-pipeline'),
+  /** The token as sent in `Authorization: Bearer <token>`. */
+  token: text('a non-empty token string'),
+  /** What the token may do. */
+  role: role(),
+};
+
+const TokenSchema = section(tokenEntryShape).transform((t): AuthTokenConfig => ({
+  name: t.name,
+  role: t.role,
+  tokenSha256: sha256Hex(t.token),
+}));
+
+const basicShape = {
+  /** Name of the admin user this shorthand adds. */
+  username: text('a user name, e.g. admin').refine((n) => !n.includes(':'), {
+    error: 'use a user name without ":"',
+  }),
+  /** Its password. */
+  password: text('the password of auth.basic.username (SVC_AUTH_BASIC_PASSWORD)'),
+};
+
+/** The keys `auth` accepts in the file. */
+export const authShape = {
+  /**
+   * `none`, `basic` or `bearer`. When absent: `basic` if any user is configured, else `bearer` if
+   * any token is, else `none`.
+   */
+  mode: z.enum(AUTH_MODES, { error: 'use none, basic or bearer' }).optional(),
+  /** Users for HTTP Basic, each with a role. @default `[]` */
+  users: z.array(UserSchema, { error: 'use a list of users, e.g. - name: alice' }).default([]),
+  /** Bearer tokens, each with a role. @default `[]` */
+  tokens: z.array(TokenSchema, { error: 'use a list of tokens, e.g. - name: ci' }).default([]),
+  /** Shorthand for one `admin` user (`SVC_AUTH_BASIC_USERNAME`, `SVC_AUTH_BASIC_PASSWORD`). */
+  basic: section(basicShape).optional(),
+  /** Shorthand for one `admin` token named `auth.token` (`SVC_AUTH_TOKEN`). */
+  token: text('a non-empty token string').optional(),
+};
+
+/** Keys of the mappings inside `auth`, for "did you mean" hints. */
+export const AUTH_SUBKEYS = {
+  'auth.users.[]': Object.keys(userEntryShape),
+  'auth.tokens.[]': Object.keys(tokenEntryShape),
+  'auth.basic': Object.keys(basicShape),
+} as const;
+
+/** `auth`: credentials folded into `users` and `tokens`, `mode` decided. */
+export const AuthSchema = section(authShape)
+  .superRefine((a, ctx) => {
+    checkUniqueNames(a.users, ctx, 'user', ['users']);
+    checkUniqueNames(a.tokens, ctx, 'token', ['tokens']);
+    if (a.basic && a.users.some((u) => u.name === a.basic?.username)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['basic', 'username'],
+        message: `use another name: auth.users already has a user "${a.basic.username}"`,
+      });
+    }
+    const digests = a.tokens.map((t) => t.tokenSha256);
+    if (a.token !== undefined) digests.unshift(sha256Hex(a.token));
+    digests.forEach((d, i) => {
+      if (digests.indexOf(d) !== i) {
+        const index = a.token !== undefined ? i - 1 : i;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tokens', index, 'token'],
+          message: 'use a different token: another configured token has the same value',
+        });
+      }
+    });
+    const hasUsers = a.users.length > 0 || a.basic !== undefined;
+    const hasTokens = a.tokens.length > 0 || a.token !== undefined;
+    if (a.mode === 'basic' && !hasUsers) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mode'],
+        message:
+          'basic needs at least one user: add one under auth.users, or set ' +
+          'SVC_AUTH_BASIC_USERNAME and SVC_AUTH_BASIC_PASSWORD',
+      });
+    }
+    if (a.mode === 'bearer' && !hasTokens) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mode'],
+        message:
+          'bearer needs at least one token: add one under auth.tokens, or set SVC_AUTH_TOKEN',
+      });
+    }
+  })
+  .transform((a): AuthConfig => {
+    const users = a.basic
+      ? [
+          {
+            name: a.basic.username,
+            role: 'admin' as const,
+            passwordSha256: sha256Hex(a.basic.password),
+          },
+          ...a.users,
+        ]
+      : a.users;
+    const tokens =
+      a.token !== undefined
+        ? [
+            { name: SHORTHAND_TOKEN_NAME, role: 'admin' as const, tokenSha256: sha256Hex(a.token) },
+            ...a.tokens,
+          ]
+        : a.tokens;
+    const mode = a.mode ?? (users.length > 0 ? 'basic' : tokens.length > 0 ? 'bearer' : 'none');
+    return { mode, users, tokens };
+  });
