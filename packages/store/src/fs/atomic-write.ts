@@ -14,18 +14,23 @@ export const tempPathFor = (path: string): string =>
 
 /**
  * Replaces `path` with `data` atomically: writes a temporary file in the same directory, fsyncs
- * it, then renames it over `path`. A crash leaves either the old or the new content, never a torn
- * file (ARCHITECTURE.md section 4). The temporary file is removed when any step fails. Errors are
- * the file system's (a missing directory is `ENOENT`).
+ * it (unless `durable` is false), then renames it over `path`. A process crash leaves either the
+ * old or the new content, never a torn file (ARCHITECTURE.md section 4); the fsync adds the same
+ * guarantee across an operating-system crash or power loss. The temporary file is removed when
+ * any step fails. Errors are the file system's (a missing directory is `ENOENT`).
  */
-export const writeFileAtomic = async (path: string, data: string | Uint8Array): Promise<void> => {
+export const writeFileAtomic = async (
+  path: string,
+  data: string | Uint8Array,
+  opts: { readonly durable?: boolean } = {},
+): Promise<void> => {
   const temp = tempPathFor(path);
   let renamed = false;
   try {
     const fh = await open(temp, 'wx');
     try {
       await fh.writeFile(data);
-      await fh.sync();
+      if (opts.durable !== false) await fh.sync();
     } finally {
       await fh.close();
     }

@@ -49,6 +49,9 @@ export class DagIndex {
   /** Complete lines read from the current file (the compaction trigger). */
   #lines = 0;
   #chain: Promise<void> = Promise.resolve();
+  /** Puts waiting for the next write (group commit). */
+  readonly #pending: { summary: RunSummary; resolve: () => void; reject: (e: unknown) => void }[] =
+    [];
 
   constructor(deps: DagIndexDeps) {
     this.#deps = deps;
@@ -71,19 +74,40 @@ export class DagIndex {
     });
   }
 
-  /** Records `summary` unless the index already holds the same fields (revision aside). */
+  /**
+   * Records `summary` unless the index already holds the same fields (revision aside). Puts that
+   * arrive while a write is in flight are written together in the next one (group commit), so
+   * many runs of one DAG finishing at once cost one append, not one each.
+   */
   put(summary: RunSummary): Promise<void> {
-    return this.#serial(async () => {
-      await this.#sync();
-      const key = keyOfSummary(summary);
-      const current = this.#entries.get(key)?.summary;
-      if (current !== undefined && sameSummaryFields(current, summary)) return;
-      if (current !== undefined && current.revision > summary.revision) return;
-      const line: IndexLine = { kind: 'put', key, summary };
-      await this.#append(encodeIndexLine(line));
-      this.#apply(line);
-      await this.#maybeCompact();
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.push({ summary, resolve, reject });
+      if (this.#pending.length === 1) void this.#serial(() => this.#flushPuts());
     });
+  }
+
+  async #flushPuts(): Promise<void> {
+    const batch = this.#pending.splice(0);
+    try {
+      await this.#sync();
+      const lines: IndexLine[] = [];
+      const latest = new Map<string, RunSummary>();
+      for (const { summary } of batch) latest.set(keyOfSummary(summary), summary);
+      for (const [key, summary] of latest) {
+        const current = this.#entries.get(key)?.summary;
+        if (current !== undefined && sameSummaryFields(current, summary)) continue;
+        if (current !== undefined && current.revision > summary.revision) continue;
+        lines.push({ kind: 'put', key, summary });
+      }
+      if (lines.length > 0) {
+        await this.#append(lines.map(encodeIndexLine).join(''));
+        lines.forEach((l) => this.#apply(l));
+        await this.#maybeCompact();
+      }
+      batch.forEach((p) => p.resolve());
+    } catch (e) {
+      batch.forEach((p) => p.reject(e));
+    }
   }
 
   /** Removes runs from the index (a deleted run and its children). */

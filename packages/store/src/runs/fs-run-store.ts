@@ -128,16 +128,21 @@ export class FsRunStore {
       const temp = join(parent, `${TEMP_CREATE_PREFIX}${record.dagRunId}-${randomHex()}`);
       await mkdir(temp);
       try {
-        await writeFileAtomic(join(temp, SNAPSHOT_FILE), dag);
-        await writeFileAtomic(join(temp, STATUS_FILE), status);
+        // Both files are in a private folder until the rename publishes it: write them together.
+        await Promise.all([
+          writeFileAtomic(join(temp, SNAPSHOT_FILE), dag),
+          writeFileAtomic(join(temp, STATUS_FILE), status),
+        ]);
         await rename(temp, loc.dir);
       } catch (e) {
         await rm(temp, { recursive: true, force: true });
         if (isExisting(e)) throw alreadyExists(kind, record.dagRunId);
         throw e;
       }
-      await mkdir(this.#layout.runLogDir(record), { recursive: true });
-      await this.#index(loc.indexDag).put(summary);
+      await Promise.all([
+        mkdir(this.#layout.runLogDir(record), { recursive: true }),
+        this.#index(loc.indexDag).put(summary),
+      ]);
     });
   }
 
@@ -152,12 +157,16 @@ export class FsRunStore {
   async saveRun(record: DagRunRecord): Promise<void> {
     const loc = locateForWrite(this.#layout, record);
     const text = serializeRecord(record);
+    const durable = record.status !== RunStatus.Running && record.status !== RunStatus.NotStarted;
     const summary = toRunSummary(record);
     const statusPath = join(loc.dir, STATUS_FILE);
     await this.#saves.run(loc.dir, async () => {
       try {
         if (record.revision < (await readDiskRevision(statusPath))) return;
-        await writeFileAtomic(statusPath, text);
+        // Durable (fsync) for the states that must survive a power loss: queued and final. The
+        // saves in between are atomic renames; after an OS crash a run left "running" is
+        // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
+        await writeFileAtomic(statusPath, text, { durable: durable });
       } catch (e) {
         if (isMissing(e)) throw this.#notFound(record, storageRootOf(record));
         throw e;
