@@ -12,3 +12,16 @@ export type {
   RunStorePort,
   StoreScope,
 } from './runs/run-store-port.js';
+export type {
+  DagDefinitions,
+  DagDetails,
+  DagListEntry,
+  DagListQuery,
+  DagSearchResult,
+} from './dags/dag-catalog-port.js';
+export type { DagRunSummary } from './dags/dag-catalog-port.js';
+export {
+  FsDagDefinitions,
+  MINIMAL_DAG_SPEC,
+  type FsDagDefinitionsDeps,
+} from './dags/fs-dag-definitions.js';

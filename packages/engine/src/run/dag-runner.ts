@@ -44,6 +44,8 @@ export interface RunDagInput {
   readonly stop?: AbortSignal;
   /** Everything but executing commands: each step succeeds and logs what it would run. */
   readonly dryRun?: boolean;
+  /** Called once the run is durably "running" (its first save completed), before any step. */
+  readonly onStarted?: (record: DagRunRecord) => void;
 }
 
 type Scope = Readonly<Record<string, string>>;
@@ -137,6 +139,8 @@ class DagRunner {
 
   async run(): Promise<DagRunRecord> {
     const r = this.r;
+    // A caller that created the record already "running" made that durable itself.
+    const createdRunning = r.status === RunStatus.Running;
     r.status = RunStatus.Running;
     r.startedAt = this.now();
     r.finishedAt = '';
@@ -148,7 +152,9 @@ class DagRunner {
       `run ${r.dagRunId} of DAG "${r.name}" started${this.input.dryRun ? ' (dry run)' : ''}`,
     );
     // Durable before anything else happens: whoever sees the run start finds it running on disk.
-    await this.persistNow();
+    if (createdRunning) this.persist();
+    else await this.persistNow();
+    this.input.onStarted?.(r);
     this.deps.events?.safeEmit('run:started', r);
     this.armTimeout();
     try {

@@ -15,7 +15,7 @@ export interface LoadedDag {
  * folder (`.yaml` / `.yml` optional). A DAG with problems is refused with every problem listed.
  */
 export class FsDagCatalog {
-  constructor(private readonly dagsDir: string) {}
+  constructor(readonly dagsDir: string) {}
 
   /** The file `ref` names, or undefined. */
   locate(ref: string, baseDir?: string): string | undefined {

@@ -5,7 +5,9 @@ import {
   NodeStatus,
   RUN_ID_PATTERN,
   RunStatus,
+  alreadyRunning,
   badRequest,
+  runStatusLabel,
   isFinalRunStatus,
   notFound,
   type Clock,
@@ -23,7 +25,13 @@ import {
   type ExecutorRegistry,
   type RunRecorder,
 } from '@trellis/engine';
-import { tokenizeParams, type Dag, type DagRunRecord, type RunRef } from '@trellis/spec';
+import {
+  parseDagFile,
+  tokenizeParams,
+  type Dag,
+  type DagRunRecord,
+  type RunRef,
+} from '@trellis/spec';
 import type { FsDagCatalog } from '../dags/fs-dag-catalog.js';
 import { retryNodes } from './retry-plan.js';
 import type { ProcessProbe, RunSnapshotData, RunStorePort } from './run-store-port.js';
@@ -50,6 +58,8 @@ export interface StartRequest {
   readonly dagRunId?: string;
   /** Directory relative DAG paths resolve against. */
   readonly baseDir?: string;
+  /** Refuse with already_running when a run of the DAG is running (spec: start, singleton). */
+  readonly singleton?: boolean;
   /** Everything but executing commands; nothing is stored; the log goes to `onLog`. */
   readonly dryRun?: boolean;
   readonly onLog?: (line: string) => void;
@@ -61,6 +71,17 @@ export interface StartedRun {
   readonly done: Promise<DagRunRecord>;
 }
 
+/** A launched run and when it is running on disk. */
+interface LaunchedRun extends StartedRun {
+  readonly started: Promise<void>;
+}
+
+/** Waits until a launched run is running on disk. */
+const whenStarted = async (l: LaunchedRun): Promise<StartedRun> => {
+  await l.started;
+  return { record: l.record, done: l.done };
+};
+
 /**
  * The run use cases (ARCHITECTURE.md section 5, `services`): start, retry, stop, restart and
  * dry-run of DAG runs in this process, child runs, and recovery of runs whose owner died.
@@ -68,6 +89,33 @@ export interface StartedRun {
 export class RunService implements ChildRunner {
   /** Where a dry run's log goes, so its child runs log there too. */
   private dryLog: ((line: string) => void) | undefined;
+  /** Tail of the admission chain per DAG name. */
+  private readonly admissions = new Map<string, Promise<void>>();
+  /** Runs executing in this process: their stop controllers and completion. */
+  private readonly active = new Map<string, { stop: AbortController; done: Promise<unknown> }>();
+
+  /** How many runs this process executes right now (children included). */
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  /**
+   * Graceful shutdown: waits up to `graceMs` for the runs of this process to finish, then stops
+   * the rest (their steps get their stop signals; the runs end cancelled) and waits for them.
+   */
+  async drain(graceMs: number): Promise<void> {
+    const all = (): Promise<unknown> =>
+      Promise.allSettled([...this.active.values()].map((a) => a.done));
+    if (this.active.size === 0) return;
+    const timer = new AbortController();
+    await Promise.race([
+      all(),
+      this.deps.clock.sleep(graceMs, timer.signal).catch(() => undefined),
+    ]);
+    timer.abort();
+    for (const a of this.active.values()) a.stop.abort();
+    await all();
+  }
 
   constructor(private readonly deps: RunServiceDeps) {}
 
@@ -78,14 +126,159 @@ export class RunService implements ChildRunner {
   /** Starts a run of a DAG now, in this process. */
   async start(req: StartRequest): Promise<StartedRun> {
     const loaded = this.deps.dags.load(req.dag, req.baseDir);
-    const params = this.resolveParams(loaded.dag, req.params);
-    if (req.dryRun) this.dryLog = req.onLog;
-    return this.launch(loaded.dag, loaded.localDags, {
-      dagRunId: this.checkRunId(req.dagRunId),
-      params,
-      dryRun: req.dryRun ?? false,
-      ...(req.onLog ? { onLog: req.onLog } : {}),
+    return this.startLoaded(loaded.dag, loaded.localDags, req);
+  }
+
+  /** Starts a run of a DAG already loaded (API: by file name; inline specs). */
+  async startLoaded(
+    dag: Dag,
+    localDags: readonly Dag[],
+    req: Omit<StartRequest, 'dag' | 'baseDir'>,
+  ): Promise<StartedRun> {
+    const params = this.resolveParams(dag, req.params);
+    const dagRunId = this.checkRunId(req.dagRunId);
+    if (req.dryRun) {
+      this.dryLog = req.onLog;
+      const dry = await this.launch(dag, localDags, {
+        dagRunId,
+        params,
+        dryRun: true,
+        ...(req.onLog ? { onLog: req.onLog } : {}),
+      });
+      return whenStarted(dry);
+    }
+    const singleton = req.singleton ?? false;
+    if (!singleton && dag.maxActiveRuns === -1) {
+      return whenStarted(await this.launch(dag, localDags, { dagRunId, params, dryRun: false }));
+    }
+    const launched = await this.admit(dag.name, async () => {
+      await this.checkCapacity(dag, singleton);
+      return this.launch(dag, localDags, { dagRunId, params, dryRun: false });
     });
+    return whenStarted(launched);
+  }
+
+  /**
+   * Starts a run from YAML text without storing a DAG file (POST /dag-runs). The name comes from
+   * `name` or the spec and is required.
+   */
+  async startSpec(req: {
+    spec: string;
+    name?: string;
+    params?: string;
+    dagRunId?: string;
+    singleton?: boolean;
+  }): Promise<StartedRun> {
+    if (req.spec.trim() === '')
+      throw badRequest('spec is required: send the DAG as YAML text in "spec"');
+    const file = parseDagFile(req.spec, {
+      ...(req.name !== undefined ? { name: req.name } : {}),
+      cwd: this.deps.dags.dagsDir,
+      dagExists: (t) => this.deps.dags.locate(t) !== undefined,
+    });
+    if (!file.main.dag.name)
+      throw badRequest('the DAG needs a name: give "name" in the request or name: in the spec');
+    if (!file.valid) {
+      throw new AppError(
+        ErrorCode.BadRequest,
+        `the spec has ${file.errors.length} problem(s): ${file.errors.join('; ')}`,
+        { errors: [...file.errors] },
+      );
+    }
+    return this.startLoaded(
+      file.main.dag,
+      file.localDags.map((d) => d.dag),
+      {
+        ...(req.params !== undefined ? { params: req.params } : {}),
+        ...(req.dagRunId !== undefined ? { dagRunId: req.dagRunId } : {}),
+        ...(req.singleton !== undefined ? { singleton: req.singleton } : {}),
+      },
+    );
+  }
+
+  /** Asks every running run of the DAG to stop; returns the problems (spec: stop-all `errors`). */
+  async stopAll(dagName: string): Promise<string[]> {
+    const running = await this.deps.store.listRuns({ name: dagName, status: RunStatus.Running });
+    const errors: string[] = [];
+    for (const r of running) {
+      try {
+        await this.deps.store.requestStop({ name: dagName, dagRunId: r.dagRunId });
+      } catch (e) {
+        errors.push(`run ${r.dagRunId}: ${(e as Error).message}`);
+      }
+    }
+    return errors;
+  }
+
+  /** Takes a queued run off its queue: it ends cancelled and stays in history. */
+  async dequeue(ref: RunRef): Promise<void> {
+    const run = await this.deps.store.getRun(ref);
+    if (run.status !== RunStatus.Queued) {
+      throw new AppError(
+        ErrorCode.NotFound,
+        `run ${ref.dagRunId} of DAG "${ref.name}" is not queued (its status is ${runStatusLabel[run.status]})`,
+        { ...ref },
+      );
+    }
+    run.status = RunStatus.Cancelled;
+    run.finishedAt = this.nowIso();
+    run.error = 'dequeued before it started';
+    run.revision++;
+    await this.deps.store.saveRun(run);
+  }
+
+  /**
+   * Sets one step's status in a run that is not running (spec: step status update), e.g. to
+   * mark a failed step done before a retry. The run's own status is left as it is.
+   */
+  async setStepStatus(
+    ref: RunRef,
+    stepName: string,
+    status: NodeStatus,
+    root?: RunRef,
+  ): Promise<void> {
+    const run = await this.deps.store.getRun(ref, root ? { root } : {});
+    const node = [...run.nodes, run.onSuccess, run.onFailure, run.onCancel, run.onExit].find(
+      (n) => n?.step.name === stepName,
+    );
+    if (!node) throw notFound('step', `${stepName} in run ${ref.dagRunId} of DAG "${ref.name}"`);
+    if (run.status === RunStatus.Running) {
+      throw badRequest(
+        `run ${ref.dagRunId} of DAG "${ref.name}" is still running: stop it or wait before changing a step's status`,
+      );
+    }
+    node.status = status;
+    run.revision++;
+    await this.deps.store.saveRun(run);
+  }
+
+  /** Serialises admission per DAG, so two concurrent starts cannot both see a free slot. */
+  private admit<T>(dagName: string, f: () => Promise<T>): Promise<T> {
+    const prev = this.admissions.get(dagName) ?? Promise.resolve();
+    const next = prev.then(f, f);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.admissions.set(dagName, tail);
+    void tail.then(() => {
+      if (this.admissions.get(dagName) === tail) this.admissions.delete(dagName);
+    });
+    return next;
+  }
+
+  /** spec: a singleton start of a running DAG is 409 already_running; maxActiveRuns (-1 = no limit) caps concurrent runs. */
+  private async checkCapacity(dag: Dag, singleton: boolean): Promise<void> {
+    if (!singleton && dag.maxActiveRuns === -1) return;
+    const running = await this.deps.store.listRuns({ name: dag.name, status: RunStatus.Running });
+    if (singleton && running.length > 0) throw alreadyRunning(dag.name);
+    if (dag.maxActiveRuns !== -1 && running.length >= dag.maxActiveRuns) {
+      throw new AppError(
+        ErrorCode.AlreadyRunning,
+        `DAG "${dag.name}" already runs ${running.length} run(s), its maxActiveRuns (${dag.maxActiveRuns}): stop one, wait, or raise maxActiveRuns`,
+        { dagName: dag.name, running: running.length, maxActiveRuns: dag.maxActiveRuns },
+      );
+    }
   }
 
   /**
@@ -103,17 +296,31 @@ export class RunService implements ChildRunner {
         `run ${ref.dagRunId} of DAG "${ref.name}" is still running; stop it or wait before retrying`,
       );
     }
+    // spec: retry needs that no other instance of the DAG runs
+    const others = await this.deps.store.listRuns({
+      name: ref.name,
+      status: RunStatus.Running,
+      limit: 1,
+    });
+    if (others[0]) {
+      throw new AppError(
+        ErrorCode.AlreadyRunning,
+        `DAG "${ref.name}" is running (run ${others[0].dagRunId}); retry when it ended`,
+      );
+    }
     const snapshot = await this.deps.store.getSnapshot(ref);
     const dag = snapshot.dag as Dag;
     if (opts.stepName !== undefined && !dag.steps.some((s) => s.name === opts.stepName)) {
       throw notFound('step', `${opts.stepName} in DAG "${dag.name}"`);
     }
-    return this.launch(dag, snapshot.localDags as Dag[], {
-      dagRunId: this.checkRunId(opts.newRunId),
-      params: previous.params.map((p) => ({ ...p })),
-      nodes: retryNodes(previous.nodes, opts.stepName),
-      dryRun: false,
-    });
+    return whenStarted(
+      await this.launch(dag, snapshot.localDags as Dag[], {
+        dagRunId: this.checkRunId(opts.newRunId),
+        params: previous.params.map((p) => ({ ...p })),
+        nodes: retryNodes(previous.nodes, opts.stepName),
+        dryRun: false,
+      }),
+    );
   }
 
   /** Asks the process running `ref` to stop it (asynchronous: the run ends cancelled). */
@@ -151,11 +358,13 @@ export class RunService implements ChildRunner {
       current = await this.deps.store.getRun(ref);
     }
     if (dag.restartWaitSec > 0) await this.deps.clock.sleep(dag.restartWaitSec * 1000);
-    return this.launch(dag, snapshot.localDags as Dag[], {
-      dagRunId: this.deps.ids.newRunId(),
-      params: current.params.map((p) => ({ ...p })),
-      dryRun: false,
-    });
+    return whenStarted(
+      await this.launch(dag, snapshot.localDags as Dag[], {
+        dagRunId: this.deps.ids.newRunId(),
+        params: current.params.map((p) => ({ ...p })),
+        dryRun: false,
+      }),
+    );
   }
 
   /** The record of a run, or of the DAG's latest run. */
@@ -291,17 +500,19 @@ export class RunService implements ChildRunner {
       dryRun: boolean;
       onLog?: (line: string) => void;
     },
-  ): Promise<StartedRun> {
+  ): Promise<LaunchedRun> {
     const now = this.nowIso();
     const record: DagRunRecord = {
       name: dag.name,
       dagRunId: o.dagRunId,
       root: o.root ?? { name: dag.name, dagRunId: o.dagRunId },
       ...(o.parent ? { parent: o.parent } : {}),
-      status: RunStatus.NotStarted,
+      // Created running (the engine starts it at once), so the creation is the first durable
+      // state and nobody ever sees a run that exists but is "not started".
+      status: o.dryRun ? RunStatus.NotStarted : RunStatus.Running,
       createdAt: now,
       queuedAt: '',
-      startedAt: '',
+      startedAt: o.dryRun ? '' : now,
       finishedAt: '',
       log: '',
       params: o.params,
@@ -328,6 +539,9 @@ export class RunService implements ChildRunner {
       : this.deps.store.watchStop({ name: record.name, dagRunId: record.dagRunId }, scope, () =>
           stop.abort(),
         );
+    const key = `${record.root.dagRunId}/${record.dagRunId}`;
+    let markStarted: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (markStarted = resolve));
     const done = runDag(
       {
         clock: this.deps.clock,
@@ -339,9 +553,30 @@ export class RunService implements ChildRunner {
         systemEnv: this.deps.systemEnv,
         defaultShell: this.deps.defaultShell,
       },
-      { dag, localDags, record: structuredClone(record), stop: stop.signal, dryRun: o.dryRun },
-    ).finally(unwatch);
-    return { record, done };
+      {
+        dag,
+        localDags,
+        record: structuredClone(record),
+        stop: stop.signal,
+        dryRun: o.dryRun,
+        onStarted: () => markStarted(),
+      },
+    ).finally(() => {
+      unwatch();
+      this.active.delete(key);
+    });
+    this.active.set(key, { stop, done });
+    // Callers get the run once it is running on disk (a stop right after a start works), or
+    // once it ended without starting (an internal failure before its first save). Awaited by the
+    // callers outside the admission lock, so concurrent starts do not queue behind each other.
+    const started = Promise.race([
+      running,
+      done.then(
+        () => undefined,
+        () => undefined,
+      ),
+    ]);
+    return { record, done, started };
   }
 }
 

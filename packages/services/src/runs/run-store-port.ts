@@ -1,3 +1,4 @@
+import type { RunStatus } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
 import type { DagRunRecord, RunOwner, RunRef } from '@trellis/spec';
 
@@ -26,6 +27,12 @@ export interface RunStorePort {
   requestStop(ref: RunRef, scope?: StoreScope): Promise<void>;
   watchStop(ref: RunRef, scope: StoreScope, onStop: () => void): () => void;
   findOrphanedRuns(): Promise<DagRunRecord[]>;
+  /** Run summaries newest first (the store's index; never reads records). */
+  listRuns(filter: {
+    name?: string;
+    status?: RunStatus;
+    limit?: number;
+  }): Promise<{ dagRunId: string; name: string; status: RunStatus }[]>;
   /** Deletes finished runs of the DAG older than `days`, with their logs and children. */
   deleteRunsOlderThan(dagName: string, days: number): Promise<number>;
 }

@@ -1,0 +1,296 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import {
+  AppError,
+  ErrorCode,
+  alreadyExists,
+  badRequest,
+  notFound,
+  type Clock,
+} from '@trellis/core';
+import { dagNameProblem, formatProblem, parseDagFile, type Dag } from '@trellis/spec';
+import type {
+  DagDefinitions,
+  DagDetails,
+  DagListEntry,
+  DagListQuery,
+  DagRunSummary,
+  DagSearchResult,
+} from './dag-catalog-port.js';
+import { nextRunAt, type CachedDagFile, type ParseDagFn } from './dag-file-cache.js';
+import {
+  createFileAtomic,
+  errnoOf,
+  messageOf,
+  moveFileNoReplace,
+  replaceFileAtomic,
+} from './dag-files.js';
+import { DagFolder, checkNewFileName } from './dag-folder.js';
+import { compareListRows, matchesListFilter, type ListRow } from './dag-list-order.js';
+import { compileSearchQuery, searchText } from './dag-search.js';
+
+/** What {@link FsDagDefinitions} works with. */
+export interface FsDagDefinitionsDeps {
+  /** Folder of the DAG files `<fileName>.yaml` (or `.yml`); created on the first write. */
+  readonly dagsDir: string;
+  /** Folder of the suspend flags, empty files `<fileName>.suspend` (peer-behaviour.md 6.5). */
+  readonly suspendDir: string;
+  /** "Now" of the `nextRun` sort. */
+  readonly clock: Clock;
+  /**
+   * The latest top-level run of a DAG by DAG name; undefined when it never ran. A summary from the
+   * run index is enough (and much cheaper than reading the record: the list asks once per entry).
+   */
+  readonly latestRun: (dagName: string) => Promise<DagRunSummary | undefined>;
+  /** The DAG file parser; tests inject a counting one. @default parseDagFile */
+  readonly parse?: ParseDagFn;
+}
+
+/** The file a new DAG gets without a spec (spec: POST /dags, "a minimal DAG with one echo step"). */
+export const MINIMAL_DAG_SPEC = 'steps:\n  - name: hello\n    command: echo hello\n';
+
+/** Default DAG name of a spec validated without a name (the peer's choice). */
+const VALIDATED_DAG_NAME = 'validated-dag';
+
+/**
+ * DAG definitions stored as YAML files in one folder (spec: Endpoints, DAG definitions). Parsed
+ * files are cached by path and stamp; each list, search or tags call costs one `readdir` and one
+ * `stat` per file, and parses only what changed (ARCHITECTURE.md section 4).
+ */
+export class FsDagDefinitions implements DagDefinitions {
+  readonly #folder: DagFolder;
+
+  constructor(private readonly deps: FsDagDefinitionsDeps) {
+    this.#folder = new DagFolder(deps.dagsDir, deps.parse ?? parseDagFile);
+  }
+
+  async list(
+    q: DagListQuery,
+  ): Promise<{ entries: DagListEntry[]; errors: string[]; total: number }> {
+    if (!Number.isInteger(q.page) || q.page < 1)
+      throw badRequest(`page must be an integer of at least 1, got ${q.page}`);
+    if (!Number.isInteger(q.perPage) || q.perPage < 1)
+      throw badRequest(`perPage must be an integer of at least 1, got ${q.perPage}`);
+    const { files, errors } = await this.#folder.scan();
+    const now = this.deps.clock.now();
+    const match = matchesListFilter(q);
+    const rows = files
+      .map((f) => ({ f, row: rowOf(f, q.sort === 'nextRun' ? nextRunAt(f, now) : undefined) }))
+      .filter(({ row }) => match(row));
+    const order = compareListRows(q);
+    rows.sort((a, b) => order(a.row, b.row));
+    const page = rows.slice((q.page - 1) * q.perPage, q.page * q.perPage);
+    const suspended = this.#suspendedFileNames();
+    const entries = await Promise.all(
+      page.map(async ({ f }): Promise<DagListEntry> => {
+        const dag = f.file.main.dag;
+        const latestRun = await this.#latestRun(dag.name, errors);
+        const nextRun = nextRunAt(f, now);
+        return {
+          fileName: f.fileName,
+          dag,
+          errors: [...f.errors],
+          suspended: suspended.has(f.fileName),
+          ...(latestRun ? { latestRun } : {}),
+          ...(nextRun ? { nextRun } : {}),
+        };
+      }),
+    );
+    return { entries, errors, total: rows.length };
+  }
+
+  async create(fileName: string, spec?: string): Promise<void> {
+    checkNewFileName(fileName);
+    if (this.#folder.locate(fileName)) throw alreadyExists('dag', fileName);
+    const path = this.#folder.pathFor(fileName);
+    let text = MINIMAL_DAG_SPEC;
+    // assumption: a blank `spec` counts as none, as the peer does (docs/decisions.md).
+    if (spec !== undefined && spec.trim() !== '') {
+      const problems = this.#folder.parseAs(path, fileName, spec).errors;
+      if (problems.length > 0)
+        throw badRequest(`the spec has ${problems.length} problem(s): ${problems.join('; ')}`, {
+          errors: [...problems],
+        });
+      text = spec;
+    }
+    await mkdir(this.deps.dagsDir, { recursive: true });
+    try {
+      await createFileAtomic(path, text);
+    } catch (e) {
+      if (errnoOf(e) === 'EEXIST') throw alreadyExists('dag', fileName);
+      throw e;
+    }
+  }
+
+  async search(q: string): Promise<{ results: DagSearchResult[]; errors: string[] }> {
+    const test = compileSearchQuery(q);
+    const { files, errors } = await this.#folder.scan();
+    const results = files.flatMap((f) => {
+      const matches = searchText(f.text, test);
+      return matches.length > 0 ? [{ name: f.fileName, dag: f.file.main.dag, matches }] : [];
+    });
+    return { results, errors };
+  }
+
+  async tags(): Promise<{ tags: string[]; errors: string[] }> {
+    const { files, errors } = await this.#folder.scan();
+    const tags = new Set(files.flatMap((f) => [...f.lower.tags]));
+    return { tags: [...tags].sort(), errors };
+  }
+
+  validate(spec: string, name?: string): { valid: boolean; errors: string[]; dag?: Dag } {
+    const errors: string[] = [];
+    let defaultName = VALIDATED_DAG_NAME;
+    if (name !== undefined && name !== '') {
+      const problem = dagNameProblem(name);
+      if (problem) errors.push(`name: ${problem}`);
+      else defaultName = name;
+    }
+    // Parsed as the file `<name>.yaml` in the DAGs folder would be: the spec's own `name:` wins,
+    // else the given name; workingDir and child DAGs resolve as they will once stored.
+    const file = this.#folder.parseAs(this.#folder.pathFor(defaultName), defaultName, spec).file;
+    errors.push(...file.errors);
+    return { valid: errors.length === 0, errors, dag: file.main.dag };
+  }
+
+  async get(fileName: string): Promise<DagDetails> {
+    const f = await this.#folder.read(fileName);
+    const dag = f.file.main.dag;
+    const errors = [...f.errors];
+    const latestRun = await this.#latestRun(dag.name, errors);
+    const localDags = f.file.localDags
+      .map((d) => ({ name: d.dag.name, dag: d.dag, errors: d.problems.map(formatProblem) }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return {
+      fileName: f.fileName,
+      dag,
+      localDags,
+      errors,
+      suspended: existsSync(this.#flagPath(f.fileName)),
+      ...(latestRun ? { latestRun } : {}),
+    };
+  }
+
+  async delete(fileName: string): Promise<void> {
+    const path = this.#folder.mustLocate(fileName);
+    try {
+      await unlink(path);
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT') throw notFound('dag', fileName);
+      throw e;
+    } finally {
+      this.#folder.forget(path);
+    }
+    // assumption: run history stays, as the peer keeps it (docs/decisions.md).
+    await unlinkIfPresent(this.#flagPath(fileName));
+  }
+
+  async getSpec(fileName: string): Promise<{ dag: Dag; spec: string; errors: string[] }> {
+    const f = await this.#folder.read(fileName);
+    return { dag: f.file.main.dag, spec: f.text, errors: [...f.errors] };
+  }
+
+  async putSpec(fileName: string, spec: string): Promise<{ errors: string[] }> {
+    const path = this.#folder.mustLocate(fileName);
+    // spec: Errors, rule 1 - problems are the answer, not an error; nothing is written then.
+    const errors = [...this.#folder.parseAs(path, fileName, spec).errors];
+    if (errors.length > 0) return { errors };
+    await replaceFileAtomic(path, spec);
+    this.#folder.forget(path);
+    return { errors: [] };
+  }
+
+  async rename(fileName: string, newFileName: string): Promise<void> {
+    const from = this.#folder.mustLocate(fileName);
+    checkNewFileName(newFileName);
+    if (this.#folder.locate(newFileName)) throw alreadyExists('dag', newFileName);
+    const to = this.#folder.pathFor(newFileName, extname(from));
+    try {
+      await moveFileNoReplace(from, to);
+    } catch (e) {
+      if (errnoOf(e) === 'EEXIST') throw alreadyExists('dag', newFileName);
+      if (errnoOf(e) === 'ENOENT') throw notFound('dag', fileName);
+      throw e;
+    } finally {
+      this.#folder.forget(from);
+    }
+    // The suspension moves with the file; a stale flag of the new name must not suspend it.
+    const [flagFrom, flagTo] = [this.#flagPath(fileName), this.#flagPath(newFileName)];
+    if (existsSync(flagFrom)) await rename(flagFrom, flagTo);
+    else await unlinkIfPresent(flagTo);
+  }
+
+  async setSuspended(fileName: string, suspended: boolean): Promise<void> {
+    this.#folder.mustLocate(fileName);
+    const flag = this.#flagPath(fileName);
+    if (!suspended) return unlinkIfPresent(flag);
+    await mkdir(this.deps.suspendDir, { recursive: true });
+    await writeFile(flag, '');
+  }
+
+  isSuspended(fileName: string): boolean {
+    this.#folder.mustLocate(fileName);
+    return existsSync(this.#flagPath(fileName));
+  }
+
+  async load(fileName: string): Promise<{ dag: Dag; localDags: readonly Dag[]; location: string }> {
+    const f = await this.#folder.read(fileName);
+    if (!f.file.valid)
+      throw new AppError(
+        ErrorCode.BadRequest,
+        `DAG ${f.path} has ${f.file.errors.length} problem(s):\n${f.file.errors.map((e) => `  ${e}`).join('\n')}`,
+        { errors: [...f.file.errors] },
+      );
+    return {
+      dag: f.file.main.dag,
+      localDags: f.file.localDags.map((d) => d.dag),
+      location: f.path,
+    };
+  }
+
+  #flagPath(fileName: string): string {
+    return join(this.deps.suspendDir, `${fileName}.suspend`);
+  }
+
+  #suspendedFileNames(): Set<string> {
+    try {
+      return new Set(
+        readdirSync(this.deps.suspendDir)
+          .filter((n) => n.endsWith('.suspend'))
+          .map((n) => n.slice(0, -'.suspend'.length)),
+      );
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT') return new Set();
+      throw e;
+    }
+  }
+
+  /** The latest run of a DAG; a failure to read it is reported in `errors`, not thrown. */
+  async #latestRun(dagName: string, errors: string[]): Promise<DagRunSummary | undefined> {
+    if (dagName === '') return undefined;
+    try {
+      return await this.deps.latestRun(dagName);
+    } catch (e) {
+      if (AppError.is(e) && e.code === ErrorCode.NotFound) return undefined;
+      errors.push(`reading the latest run of ${dagName} failed: ${messageOf(e)}`);
+      return undefined;
+    }
+  }
+}
+
+const rowOf = (f: CachedDagFile, nextRun: Date | undefined): ListRow => ({
+  name: f.lower.name,
+  fileName: f.lower.fileName,
+  key: f.fileName,
+  tags: f.lower.tags,
+  nextRunMs: nextRun?.getTime(),
+});
+
+const unlinkIfPresent = async (path: string): Promise<void> => {
+  try {
+    await unlink(path);
+  } catch (e) {
+    if (errnoOf(e) !== 'ENOENT') throw e;
+  }
+};
