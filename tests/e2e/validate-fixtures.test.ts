@@ -76,7 +76,7 @@ describe('trellis --help and unbuilt commands (the built binary)', () => {
   });
 
   it('refuses a command that is not built yet with exit 2', () => {
-    const r = trellis(['start-all'], root);
+    const r = trellis(['scheduler'], root);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/not built yet/);
   });

@@ -1,14 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { twoWordCommandFor } from './commands/command-hint.js';
 import { COMMANDS, findCommand } from './commands/registry.js';
 import { ExitCode, type CliIo } from './io.js';
 
-/** The version in this package's package.json (the product version). */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  }
-).version;
+export { VERSION } from './version.js';
+import { VERSION } from './version.js';
 
 const helpText = (): string => {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

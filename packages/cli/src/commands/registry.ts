@@ -6,6 +6,7 @@ import { stopCommand } from './stop.js';
 import { statusCommand } from './status.js';
 import { dryCommand } from './dry.js';
 import { startCommand } from './start.js';
+import { serverCommand, startAllCommand } from './server.js';
 
 const later = (name: string, summary: string, usage: string, arrivesWith: string): Command => ({
   name,
@@ -14,7 +15,6 @@ const later = (name: string, summary: string, usage: string, arrivesWith: string
   arrivesWith,
 });
 
-const API = 'the REST API and server processes (issue #4)';
 const QUEUES = 'scheduling and queues (issue #5)';
 const FLEET = 'distributed mode (issue #6)';
 const OPS = 'operations tooling (issue #9)';
@@ -36,18 +36,8 @@ export const COMMANDS: readonly Command[] = [
   ),
   later('dequeue', 'take a queued run off its queue', 'trellis dequeue <name>:<runId>', QUEUES),
   later('scheduler', 'run the cron scheduler and queue processor', 'trellis scheduler', QUEUES),
-  later(
-    'server',
-    'serve the REST API and web UI',
-    'trellis server [--host <h>] [--port <p>] [--dags <dir>]',
-    API,
-  ),
-  later(
-    'start-all',
-    'server, scheduler and local execution in one process',
-    'trellis start-all [--host <h>] [--port <p>] [--dags <dir>]',
-    API,
-  ),
+  serverCommand,
+  startAllCommand,
   later(
     'coordinator',
     'track workers over gRPC and dispatch runs to them',

@@ -1,0 +1,155 @@
+// REST API on real parts (issue #4 targets, 2-core machine): GET /dag-runs?name=X p95 < 30 ms with
+// 10,000 runs in history; POST .../start to a final status readable over the API, median < 20 ms;
+// 200 starts of a maxActiveRuns: -1 DAG with 16 in flight, all succeeded within 2 s; step-log
+// tail=100 on a 200,000-line log p95 < 20 ms.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const pct = (xs, p) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+
+/** 10,000 finished runs over 100 DAGs, written as the store writes them (the index is rebuilt on first read). */
+const seedHistory = (home) => {
+  const t0 = Date.parse('2026-01-01T00:00:00Z');
+  for (let d = 0; d < 100; d++) {
+    const name = `hist-${String(d).padStart(3, '0')}`;
+    for (let i = 0; i < 100; i++) {
+      const id = `run-${String(d).padStart(3, '0')}-${String(i).padStart(4, '0')}`;
+      const dir = join(home, 'data', 'runs', name, id);
+      mkdirSync(dir, { recursive: true });
+      const at = new Date(t0 + (d * 100 + i) * 60_000).toISOString();
+      const record = {
+        revision: 3,
+        name,
+        dagRunId: id,
+        root: { name, dagRunId: id },
+        status: 4,
+        createdAt: at,
+        queuedAt: '',
+        startedAt: at,
+        finishedAt: at,
+        log: '',
+        params: [],
+        nodes: [],
+        preconditions: [],
+        error: '',
+        queue: name,
+      };
+      writeFileSync(join(dir, 'status.json'), JSON.stringify(record));
+      writeFileSync(
+        join(dir, 'dag.json'),
+        JSON.stringify({ dag: { name, steps: [] }, localDags: [] }),
+      );
+    }
+  }
+};
+
+export default async function run() {
+  const home = mkdtempSync(join(tmpdir(), 'trellis-bench-api-'));
+  mkdirSync(join(home, 'dags'));
+  writeFileSync(join(home, 'dags', 'one.yaml'), 'maxActiveRuns: -1\nsteps:\n  - "true"\n');
+  writeFileSync(
+    join(home, 'dags', 'big.yaml'),
+    'steps:\n  - {name: lines, command: "seq 1 200000"}\n',
+  );
+  seedHistory(home);
+  // The server is its own process, as in production: clients must not share its event loop.
+  const bin = fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url));
+  const server = spawn(process.execPath, [bin, 'start-all', '--host', '127.0.0.1', '--port', '0'], {
+    env: { SVC_HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const base = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (c) => {
+      out += c;
+      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(out);
+      if (m) resolve(`${m[1]}/api/v2`);
+    });
+    server.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  const get = async (path) => (await fetch(`${base}${path}`)).json();
+  const post = async (path, body) =>
+    (
+      await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json();
+  /** Polls the run every `everyMs` (a client's view: the API is all it has). */
+  const final = async (name, id, everyMs = 2) => {
+    for (;;) {
+      const r = await get(`/dag-runs/${name}/${id}`);
+      if ([2, 3, 4, 6].includes(r.dagRunDetails?.status)) return r.dagRunDetails;
+      await new Promise((res) => setTimeout(res, everyMs));
+    }
+  };
+  try {
+    await get('/dag-runs?name=hist-042'); // warm: rebuilds the index from the records once
+    const lat = [];
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now();
+      const r = await get('/dag-runs?name=hist-042');
+      lat.push(performance.now() - t);
+      if (r.dagRuns.length !== 100) throw new Error(`expected 100 runs, got ${r.dagRuns.length}`);
+    }
+    console.log(
+      `GET /dag-runs?name=X (100 of 10,000 runs): p50 ${pct(lat, 50).toFixed(1)} ms, p95 ${pct(lat, 95).toFixed(1)} ms (target p95 < 30 ms)`,
+    );
+
+    const one = [];
+    for (let i = 0; i < 30; i++) {
+      const t = performance.now();
+      const { dagRunId } = await post('/dags/one/start', {});
+      const r = await final('one', dagRunId);
+      one.push(performance.now() - t);
+      if (r.status !== 4) throw new Error(`run ended ${r.status}`);
+    }
+    console.log(
+      `one-step DAG, POST start to final status over the API: median ${pct(one, 50).toFixed(1)} ms, p95 ${pct(one, 95).toFixed(1)} ms (target median < 20 ms)`,
+    );
+
+    const t0 = performance.now();
+    let next = 0;
+    const ids = [];
+    const worker = async () => {
+      while (next < 200) {
+        next++;
+        const { dagRunId } = await post('/dags/one/start', {});
+        ids.push(dagRunId);
+        await final('one', dagRunId, 10);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    const took = performance.now() - t0;
+    const statuses = await Promise.all(
+      ids.map((id) => get(`/dag-runs/one/${id}`).then((r) => r.dagRunDetails.status)),
+    );
+    const ok = statuses.filter((s) => s === 4).length;
+    console.log(
+      `200 starts, 16 in flight, all final: ${took.toFixed(0)} ms, ${ok}/200 succeeded (target < 2000 ms, all succeeded)`,
+    );
+
+    const { dagRunId } = await post('/dags/big/start', {});
+    await final('big', dagRunId);
+    const tail = [];
+    for (let i = 0; i < 100; i++) {
+      const t = performance.now();
+      const r = await get(`/dag-runs/big/${dagRunId}/steps/lines/log?tail=100`);
+      tail.push(performance.now() - t);
+      if (r.lineCount !== 100) throw new Error(`tail returned ${r.lineCount} lines`);
+    }
+    console.log(
+      `step log tail=100 on a 200,000-line log: p50 ${pct(tail, 50).toFixed(1)} ms, p95 ${pct(tail, 95).toFixed(1)} ms (target < 20 ms)`,
+    );
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    rmSync(home, { recursive: true, force: true });
+  }
+}

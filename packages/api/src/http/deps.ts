@@ -1,0 +1,26 @@
+import type { Clock } from '@trellis/core';
+import type { DagDefinitions, RunService } from '@trellis/services';
+import type { HttpLogger } from '../errors/error-middleware.js';
+import type { Authenticator } from './auth.js';
+import type { RunQueries } from './run-queries.js';
+
+/** What the HTTP layer needs: services and probes, never a concrete store (ARCHITECTURE.md 5). */
+export interface HttpDeps {
+  readonly version: string;
+  /** When this server started (health `uptime`). */
+  readonly startedAt: Date;
+  readonly clock: Clock;
+  readonly dags: DagDefinitions;
+  readonly runs: RunService;
+  readonly runQueries: RunQueries;
+  readonly auth: Authenticator;
+  readonly log: HttpLogger;
+  /** Store writable, scheduler answering; an `error` makes /health answer 503. */
+  readonly health: () => Promise<{ readonly error?: string }>;
+  /** Prometheus text exposition of the `svc_*` metrics. */
+  readonly metrics: () => Promise<{ readonly contentType: string; readonly body: string }>;
+  /** Custom queues from config.yaml (`queues`), for GET /queues. @default [] */
+  readonly queueConfig?: readonly { readonly name: string; readonly maxConcurrency: number }[];
+  /** Whether GET /metrics needs credentials. @default false (public) */
+  readonly metricsPrivate?: boolean;
+}

@@ -1,0 +1,61 @@
+export { createHttpApp, type RouteTables, type HttpAppOptions } from './http/create-http-app.js';
+export { createAuthenticator, AUTH_REALM } from './auth/create-authenticator.js';
+export { ROLE_PERMISSIONS, roleCan } from './auth/roles.js';
+export { requirePermission } from './auth/require-permission.js';
+export {
+  createRemoteNodeProxy,
+  type RemoteNodeProxy,
+  type RemoteNodeProxyOptions,
+} from './remote/remote-node-proxy.js';
+export {
+  createMetrics,
+  type Metrics,
+  type MetricsOptions,
+  type MetricSources,
+} from './metrics/create-metrics.js';
+export {
+  createHealthProbe,
+  type HealthProbeOptions,
+  type HealthVerdict,
+} from './metrics/health.js';
+export {
+  buildOpenApi,
+  renderOpenApiJson,
+  toOpenApiPath,
+  type BuildOpenApiOptions,
+} from './openapi/build-openapi.js';
+export { openApiRoutes } from './openapi/openapi.routes.js';
+export type { OpenApiDocument } from './openapi/openapi-document.js';
+export {
+  defineRoutes,
+  mountRoutes,
+  type Route,
+  type RouteDef,
+  type RouteResult,
+} from './http/define-routes.js';
+export type { HttpDeps } from './http/deps.js';
+export type { RunQueries, RunSummaryRecord, LogChunkData } from './http/run-queries.js';
+export {
+  noAuth,
+  describePermission,
+  type Authenticator,
+  type Permission,
+  type Principal,
+  type AuthResult,
+} from './http/auth.js';
+export { errorMiddleware, type HttpLogger } from './errors/error-middleware.js';
+export { defaultStatus } from './errors/status-for.js';
+export * from './wire/common.schema.js';
+export { HealthResponse, systemRoutes } from './routes/system.routes.js';
+export { runRoutes } from './routes/runs.routes.js';
+export { queueRoutes, QueueSchema } from './routes/queues.routes.js';
+export * from './wire/run.schema.js';
+export {
+  toApiRunSummary,
+  toApiRunDetails,
+  toApiNode,
+  toGridData,
+  paramsJsonText,
+} from './wire/run.mapper.js';
+export { dagRoutes } from './routes/dags.routes.js';
+export * from './wire/dag.schema.js';

@@ -1,0 +1,128 @@
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Clock } from '@trellis/core';
+
+/** Where the gauges read their values, at every scrape. */
+export interface MetricSources {
+  /** Runs with status running (1). */
+  readonly runningRuns: () => number | Promise<number>;
+  /** Runs waiting in a queue (status 5). */
+  readonly queuedRuns: () => number | Promise<number>;
+  /** DAG definitions stored. */
+  readonly dagCount: () => number | Promise<number>;
+  /** Whether the scheduler loop is running. */
+  readonly schedulerRunning: () => boolean | Promise<boolean>;
+}
+
+/** What {@link createMetrics} needs. */
+export interface MetricsOptions {
+  /** Service version (`svc_info{version}`). */
+  readonly version: string;
+  /** Build date, ISO 8601 or `''` when unknown (`svc_info{build_date}`). */
+  readonly buildDate: string;
+  readonly clock: Clock;
+  /** When this process started serving (`svc_uptime_seconds`). */
+  readonly startedAt: Date;
+  readonly sources: MetricSources;
+}
+
+/** The service's Prometheus metrics. */
+export interface Metrics {
+  /** The text exposition of every metric, for `GET /metrics` (`HttpDeps.metrics`). */
+  readonly render: () => Promise<{ readonly contentType: string; readonly body: string }>;
+  /**
+   * Counts a finished run in `svc_dag_runs_total`: status 4 (finished) and 6 (partial success) as
+   * `success`, 2 (failed) as `error`, 3 (cancelled) as `cancelled`; other statuses are ignored.
+   */
+  readonly recordRunFinished: (status: number) => void;
+}
+
+type RunOutcome = 'success' | 'error' | 'cancelled';
+
+const OUTCOME_OF: Readonly<Record<number, RunOutcome>> = {
+  4: 'success',
+  6: 'success',
+  2: 'error',
+  3: 'cancelled',
+};
+
+/**
+ * Builds the `svc_*` metrics of the spec (Endpoints > System) on a private prom-client registry,
+ * plus prom-client's default process and Node.js metrics. Names and labels are exactly the
+ * spec's (ARCHITECTURE.md section 6); `svc_dag_runs_total` counts since this process started;
+ * `go_version` of `svc_info` holds the runtime version (`node-v20...`).
+ */
+export const createMetrics = (options: MetricsOptions): Metrics => {
+  const { sources, clock, startedAt } = options;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  new Gauge({
+    name: 'svc_info',
+    help: 'Service build information; the value is always 1.',
+    labelNames: ['version', 'build_date', 'go_version'] as const,
+    registers: [registry],
+  }).set(
+    {
+      version: options.version,
+      build_date: options.buildDate,
+      go_version: `node-${process.version}`,
+    },
+    1,
+  );
+  new Gauge({
+    name: 'svc_uptime_seconds',
+    help: 'Seconds since the service started.',
+    registers: [registry],
+    collect() {
+      this.set(Math.max(0, (clock.now().getTime() - startedAt.getTime()) / 1000));
+    },
+  });
+  new Gauge({
+    name: 'svc_dag_runs_currently_running',
+    help: 'DAG runs currently running.',
+    registers: [registry],
+    async collect() {
+      this.set(await sources.runningRuns());
+    },
+  });
+  new Gauge({
+    name: 'svc_dag_runs_queued_total',
+    help: 'DAG runs currently waiting in a queue.',
+    registers: [registry],
+    async collect() {
+      this.set(await sources.queuedRuns());
+    },
+  });
+  const runsTotal = new Counter({
+    name: 'svc_dag_runs_total',
+    help: 'DAG runs finished since the service started, by outcome.',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+  // Every outcome is present from the first scrape, so rate() sees the series start at 0.
+  for (const status of ['success', 'error', 'cancelled'] as const) runsTotal.inc({ status }, 0);
+  new Gauge({
+    name: 'svc_dags_total',
+    help: 'DAG definitions stored.',
+    registers: [registry],
+    async collect() {
+      this.set(await sources.dagCount());
+    },
+  });
+  new Gauge({
+    name: 'svc_scheduler_running',
+    help: '1 when the scheduler is running, else 0.',
+    registers: [registry],
+    async collect() {
+      this.set((await sources.schedulerRunning()) ? 1 : 0);
+    },
+  });
+
+  return {
+    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    recordRunFinished: (status) => {
+      const outcome = OUTCOME_OF[status];
+      if (outcome !== undefined) runsTotal.inc({ status: outcome });
+    },
+  };
+};

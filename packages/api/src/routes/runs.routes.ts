@@ -1,0 +1,377 @@
+import { z } from 'zod';
+import type { RunStatus } from '@trellis/core';
+import { AppError, ErrorCode, notFound } from '@trellis/core';
+import type { DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
+import { defineRoutes } from '../http/define-routes.js';
+import type { HttpDeps } from '../http/deps.js';
+import { DagName, FileName, Pagination, paginate, queryInt } from '../wire/common.schema.js';
+import {
+  GridItemSchema,
+  LogChunkSchema,
+  RunDetailsSchema,
+  RunSummarySchema,
+} from '../wire/run.schema.js';
+import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
+
+/** Run ids as they appear in paths: letters, digits, `-`, `_` (or `latest` where allowed). */
+const RunId = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9_-]{1,64}$/,
+    'must be a run id: letters, digits, "-" and "_", at most 64 characters',
+  );
+const RunPath = z.object({ name: DagName, dagRunId: RunId });
+const ChildPath = RunPath.extend({ childDAGRunId: RunId });
+const StepPath = RunPath.extend({ stepName: z.string().min(1) });
+const ChildStepPath = ChildPath.extend({ stepName: z.string().min(1) });
+
+/** Log window (spec: log endpoints): tail > head > offset(+limit) > limit; at most 10000 lines. */
+const LogQuery = z.object({
+  tail: queryInt(1, 10_000).optional(),
+  head: queryInt(1, 10_000).optional(),
+  offset: queryInt(1).optional(),
+  limit: queryInt(1, 10_000).optional(),
+  remoteNode: z.string().optional(),
+});
+const StepLogQuery = LogQuery.extend({ stream: z.enum(['stdout', 'stderr']).default('stdout') });
+
+const StartBody = z.object({
+  params: z.string().optional(),
+  dagRunId: RunId.optional(),
+  singleton: z.boolean().optional(),
+});
+const InlineBody = StartBody.extend({
+  spec: z.string({ error: 'spec is required: the DAG as YAML text' }),
+  name: DagName.optional(),
+});
+
+/** GET /dag-runs filters (ARCHITECTURE.md section 6: no dates = all runs, newest first). */
+const RunListQuery = z.object({
+  name: z.string().optional(),
+  status: queryInt(0, 6).optional(),
+  fromDate: queryInt(0).optional(),
+  toDate: queryInt(0).optional(),
+  dagRunId: z.string().optional(),
+  page: queryInt(1).optional(),
+  perPage: queryInt(1, 1000).optional(),
+  remoteNode: z.string().optional(),
+});
+
+const StatusBody = z.object({
+  status: z
+    .number({ error: 'status must be an integer from 0 to 5' })
+    .int('status must be an integer')
+    .min(0, 'status must be 0-5')
+    .max(5, 'status must be 0-5'),
+});
+
+const window = (q: z.infer<typeof LogQuery>) => ({
+  ...(q.tail !== undefined ? { tail: q.tail } : {}),
+  ...(q.head !== undefined ? { head: q.head } : {}),
+  ...(q.offset !== undefined ? { offset: q.offset } : {}),
+  ...(q.limit !== undefined ? { limit: q.limit } : {}),
+});
+
+/** A run by name and id, `latest` meaning the most recent run of the DAG. */
+const findRun = (deps: HttpDeps, ref: RunRef): Promise<DagRunRecord> =>
+  ref.dagRunId === 'latest' ? deps.runQueries.latestRun(ref.name) : deps.runQueries.getRun(ref);
+
+/** A child run somewhere under the root run `root` (children are stored under their root). */
+const findChild = async (deps: HttpDeps, root: RunRef, childId: string): Promise<DagRunRecord> => {
+  const summaries = await deps.runQueries.listChildren(root);
+  const child = summaries.find((c) => c.dagRunId === childId);
+  if (!child)
+    throw notFound('child run', `${childId} of run ${root.dagRunId} of DAG "${root.name}"`);
+  return deps.runQueries.getRun({ name: child.name, dagRunId: childId }, { root });
+};
+
+const findNode = (run: DagRunRecord, stepName: string): NodeRecord => {
+  const node = [...run.nodes, run.onSuccess, run.onFailure, run.onCancel, run.onExit].find(
+    (n) => n?.step.name === stepName,
+  );
+  if (!node) throw notFound('step', `${stepName} in run ${run.dagRunId} of DAG "${run.name}"`);
+  return node;
+};
+
+const stepLog = async (
+  deps: HttpDeps,
+  run: DagRunRecord,
+  q: z.infer<typeof StepLogQuery>,
+  stepName: string,
+) => {
+  const node = findNode(run, stepName);
+  const path = q.stream === 'stderr' ? node.stderr : node.stdout;
+  if (!path) return { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
+  return deps.runQueries.readLog(path, window(q));
+};
+
+const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: string) => {
+  const runs = await deps.runQueries.listRuns({
+    ...(name !== undefined ? { name } : q.name !== undefined ? { name: q.name } : {}),
+    ...(q.status !== undefined ? { status: q.status as RunStatus } : {}),
+    ...(q.fromDate !== undefined ? { fromMs: q.fromDate * 1000 } : {}),
+    ...(q.toDate !== undefined ? { toMs: q.toDate * 1000 } : {}),
+    ...(q.dagRunId !== undefined ? { dagRunIdContains: q.dagRunId } : {}),
+  });
+  if (q.page === undefined && q.perPage === undefined)
+    return { dagRuns: runs.map((r) => toApiRunSummary(r)) };
+  const page = q.page ?? 1;
+  const perPage = q.perPage ?? 50;
+  return {
+    dagRuns: runs.slice((page - 1) * perPage, page * perPage).map((r) => toApiRunSummary(r)),
+    pagination: paginate(runs.length, page, perPage),
+  };
+};
+
+/** DAG runs (spec: Endpoints, DAG runs; and the run endpoints under /dags/{fileName}). */
+export const runRoutes = defineRoutes<HttpDeps>((r) => [
+  r.post('/dags/:fileName/start', {
+    params: z.object({ fileName: FileName }),
+    body: StartBody,
+    response: z.object({ dagRunId: z.string() }),
+    permission: 'runs:write',
+    summary: 'Start a run of the DAG now',
+    handler: async ({ params, body }, deps) => {
+      const loaded = await deps.dags.load(params.fileName);
+      const started = await deps.runs.startLoaded(loaded.dag, loaded.localDags, {
+        ...(body.params !== undefined ? { params: body.params } : {}),
+        ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
+        ...(body.singleton !== undefined ? { singleton: body.singleton } : {}),
+      });
+      started.done.catch((e: unknown) =>
+        deps.log.error(`run ${started.record.dagRunId} failed to finish`, e),
+      );
+      return { status: 200, body: { dagRunId: started.record.dagRunId } };
+    },
+  }),
+  r.post('/dags/:fileName/stop-all', {
+    params: z.object({ fileName: FileName }),
+    response: z.object({ errors: z.array(z.string()) }),
+    permission: 'runs:write',
+    summary: 'Stop every running run of the DAG',
+    handler: async ({ params }, deps) => {
+      const loaded = await deps.dags.load(params.fileName);
+      return { status: 200, body: { errors: await deps.runs.stopAll(loaded.dag.name) } };
+    },
+  }),
+  r.get('/dags/:fileName/dag-runs', {
+    params: z.object({ fileName: FileName }),
+    response: z.object({ dagRuns: z.array(RunSummarySchema), gridData: z.array(GridItemSchema) }),
+    summary: "The DAG's recent runs (newest first, at most 30) and the run history grid",
+    handler: async ({ params }, deps) => {
+      const details = await deps.dags.get(params.fileName);
+      const summaries = await deps.runQueries.listRuns({ name: details.dag.name, limit: 30 });
+      const runs = await Promise.all(
+        summaries.map((s) => deps.runQueries.getRun({ name: s.name, dagRunId: s.dagRunId })),
+      );
+      return {
+        status: 200,
+        body: { dagRuns: runs.map((x) => toApiRunSummary(x)), gridData: toGridData(runs) },
+      };
+    },
+  }),
+  r.get('/dags/:fileName/dag-runs/:dagRunId', {
+    params: z.object({ fileName: FileName, dagRunId: RunId }),
+    response: z.object({ dagRun: RunDetailsSchema }),
+    summary: 'One run of the DAG (`latest` for the most recent)',
+    handler: async ({ params }, deps) => {
+      const details = await deps.dags.get(params.fileName);
+      const run = await findRun(deps, { name: details.dag.name, dagRunId: params.dagRunId });
+      return { status: 200, body: { dagRun: toApiRunDetails(run) } };
+    },
+  }),
+  r.post('/dag-runs', {
+    body: InlineBody,
+    response: z.object({ dagRunId: z.string() }),
+    permission: 'runs:write',
+    summary:
+      'Create and start a run from an inline YAML spec (field `spec`) without storing a DAG file',
+    handler: async ({ body }, deps) => {
+      const started = await deps.runs.startSpec({
+        spec: body.spec,
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.params !== undefined ? { params: body.params } : {}),
+        ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
+        ...(body.singleton !== undefined ? { singleton: body.singleton } : {}),
+      });
+      started.done.catch((e: unknown) =>
+        deps.log.error(`run ${started.record.dagRunId} failed to finish`, e),
+      );
+      return { status: 200, body: { dagRunId: started.record.dagRunId } };
+    },
+  }),
+  r.get('/dag-runs', {
+    query: RunListQuery,
+    response: z.object({ dagRuns: z.array(RunSummarySchema), pagination: Pagination.optional() }),
+    summary: 'Runs, newest first; paginated only when page or perPage is given',
+    handler: async ({ query }, deps) => ({ status: 200, body: await runList(deps, query) }),
+  }),
+  r.get('/dag-runs/:name', {
+    params: z.object({ name: DagName }),
+    query: RunListQuery.omit({ name: true }),
+    response: z.object({ dagRuns: z.array(RunSummarySchema), pagination: Pagination.optional() }),
+    summary: 'Runs of one DAG, newest first',
+    handler: async ({ params, query }, deps) => ({
+      status: 200,
+      body: await runList(deps, query, params.name),
+    }),
+  }),
+  r.get('/dag-runs/:name/:dagRunId', {
+    params: RunPath,
+    response: z.object({ dagRunDetails: RunDetailsSchema }),
+    summary: 'One run (`latest` for the most recent)',
+    handler: async ({ params }, deps) => ({
+      status: 200,
+      body: { dagRunDetails: toApiRunDetails(await findRun(deps, params)) },
+    }),
+  }),
+  r.post('/dag-runs/:name/:dagRunId/stop', {
+    params: RunPath,
+    response: z.object({}),
+    permission: 'runs:write',
+    summary: 'Stop a running run (asynchronous: it ends cancelled)',
+    handler: async ({ params }, deps) => {
+      await deps.runs.stop(params);
+      return { status: 200, body: {} };
+    },
+  }),
+  r.post('/dag-runs/:name/:dagRunId/retry', {
+    params: RunPath,
+    body: z.object({ dagRunId: RunId.optional() }),
+    response: z.object({ dagRunId: z.string() }),
+    permission: 'runs:write',
+    statusFor: { already_running: 400 },
+    summary:
+      "Retry as a new run (the body's dagRunId, generated when absent); succeeded steps keep their result",
+    handler: async ({ params, body }, deps) => {
+      const started = await deps.runs.retry(
+        params,
+        body.dagRunId !== undefined ? { newRunId: body.dagRunId } : {},
+      );
+      started.done.catch((e: unknown) =>
+        deps.log.error(`run ${started.record.dagRunId} failed to finish`, e),
+      );
+      return { status: 200, body: { dagRunId: started.record.dagRunId } };
+    },
+  }),
+  r.get('/dag-runs/:name/:dagRunId/dequeue', {
+    params: RunPath,
+    response: z.object({}),
+    permission: 'runs:write',
+    summary: 'Take a queued run off its queue (it ends cancelled); 404 when it is not queued',
+    handler: async ({ params }, deps) => {
+      await deps.runs.dequeue(params);
+      return { status: 200, body: {} };
+    },
+  }),
+  r.get('/dag-runs/:name/:dagRunId/log', {
+    params: RunPath,
+    query: LogQuery,
+    response: LogChunkSchema,
+    summary: 'The run log',
+    handler: async ({ params, query }, deps) => {
+      const run = await findRun(deps, params);
+      return { status: 200, body: await deps.runQueries.readLog(run.log, window(query)) };
+    },
+  }),
+  r.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', {
+    params: StepPath,
+    query: StepLogQuery,
+    response: LogChunkSchema,
+    summary: "A step's stdout (default) or stderr log",
+    handler: async ({ params, query }, deps) => ({
+      status: 200,
+      body: await stepLog(deps, await findRun(deps, params), query, params.stepName),
+    }),
+  }),
+  r.patch('/dag-runs/:name/:dagRunId/steps/:stepName/status', {
+    params: StepPath,
+    body: StatusBody,
+    response: z.object({}),
+    permission: 'runs:write',
+    summary: "Set a step's status (0-5) in a run that is not running",
+    handler: async ({ params, body }, deps) => {
+      const run = await findRun(deps, params);
+      await deps.runs.setStepStatus(
+        { name: run.name, dagRunId: run.dagRunId },
+        params.stepName,
+        body.status as 0 | 1 | 2 | 3 | 4 | 5,
+      );
+      return { status: 200, body: {} };
+    },
+  }),
+  r.get('/dag-runs/:name/:dagRunId/children/:childDAGRunId', {
+    params: ChildPath,
+    response: z.object({ dagRunDetails: RunDetailsSchema }),
+    summary: 'A child run under the root run',
+    handler: async ({ params }, deps) => {
+      const root = await findRun(deps, params);
+      const child = await findChild(
+        deps,
+        { name: root.name, dagRunId: root.dagRunId },
+        params.childDAGRunId,
+      );
+      return { status: 200, body: { dagRunDetails: toApiRunDetails(child) } };
+    },
+  }),
+  r.get('/dag-runs/:name/:dagRunId/children/:childDAGRunId/log', {
+    params: ChildPath,
+    query: LogQuery,
+    response: LogChunkSchema,
+    summary: "A child run's log",
+    handler: async ({ params, query }, deps) => {
+      const root = await findRun(deps, params);
+      const child = await findChild(
+        deps,
+        { name: root.name, dagRunId: root.dagRunId },
+        params.childDAGRunId,
+      );
+      return { status: 200, body: await deps.runQueries.readLog(child.log, window(query)) };
+    },
+  }),
+  r.get('/dag-runs/:name/:dagRunId/children/:childDAGRunId/steps/:stepName/log', {
+    params: ChildStepPath,
+    query: StepLogQuery,
+    response: LogChunkSchema,
+    summary: "A child run's step log",
+    handler: async ({ params, query }, deps) => {
+      const root = await findRun(deps, params);
+      const child = await findChild(
+        deps,
+        { name: root.name, dagRunId: root.dagRunId },
+        params.childDAGRunId,
+      );
+      return { status: 200, body: await stepLog(deps, child, query, params.stepName) };
+    },
+  }),
+  r.patch('/dag-runs/:name/:dagRunId/children/:childDAGRunId/steps/:stepName/status', {
+    params: ChildStepPath,
+    body: StatusBody,
+    response: z.object({}),
+    permission: 'runs:write',
+    summary: "Set a step's status in a child run",
+    handler: async ({ params, body }, deps) => {
+      const root = await findRun(deps, params);
+      const rootRef = { name: root.name, dagRunId: root.dagRunId };
+      const child = await findChild(deps, rootRef, params.childDAGRunId);
+      await deps.runs.setStepStatus(
+        { name: child.name, dagRunId: child.dagRunId },
+        params.stepName,
+        body.status as 0 | 1 | 2 | 3 | 4 | 5,
+        rootRef,
+      );
+      return { status: 200, body: {} };
+    },
+  }),
+  r.get('/workers', {
+    query: z.object({ remoteNode: z.string().optional() }),
+    summary: 'Workers tracked by the coordinator (distributed mode)',
+    handler: () =>
+      Promise.reject(
+        new AppError(
+          ErrorCode.ServiceUnavailable,
+          'no coordinator is running: workers exist in distributed mode (set SVC_REDIS_URL)',
+        ),
+      ),
+  }),
+]);

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { defineRoutes } from '../http/define-routes.js';
+import type { HttpDeps } from '../http/deps.js';
+
+/** GET /health response (spec: System). */
+export const HealthResponse = z.object({
+  status: z.enum(['healthy', 'unhealthy']),
+  version: z.string(),
+  uptime: z.number().int(),
+  timestamp: z.string(),
+  error: z.string().optional(),
+});
+
+/** System endpoints: /health (public) and /metrics (public unless configured private). */
+export const systemRoutes = (metricsPrivate: boolean) =>
+  defineRoutes<HttpDeps>((r) => [
+    r.get('/health', {
+      permission: 'public',
+      response: HealthResponse,
+      summary: 'Service health: 200 healthy, or 503 unhealthy with the reason',
+      handler: async (_in, deps) => {
+        const now = deps.clock.now();
+        const probe = await deps.health();
+        const body = {
+          status: probe.error ? ('unhealthy' as const) : ('healthy' as const),
+          version: deps.version,
+          uptime: Math.max(0, Math.floor((now.getTime() - deps.startedAt.getTime()) / 1000)),
+          timestamp: now.toISOString(),
+          ...(probe.error ? { error: probe.error } : {}),
+        };
+        return { status: probe.error ? 503 : 200, body };
+      },
+    }),
+    r.get('/metrics', {
+      permission: metricsPrivate ? 'read' : 'public',
+      // A plain string response is documented as text/plain (openapi/build-openapi.ts).
+      response: z.string(),
+      summary: 'Metrics in the Prometheus text exposition format',
+      handler: async (_in, deps) => ({ status: 200, text: await deps.metrics() }),
+    }),
+  ]);

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** `{fileName}`: `^[a-zA-Z0-9_-]+$` (spec: Endpoints). */
+export const FileName = z
+  .string()
+  .regex(/^[a-zA-Z0-9_-]+$/, 'must match ^[a-zA-Z0-9_-]+$ (letters, digits, "_" and "-")');
+
+/** A DAG name: at most 40 characters of `[A-Za-z0-9_.-]` (spec: Errors, rule 2). */
+export const DagName = z
+  .string()
+  .max(40, 'must be at most 40 characters')
+  .regex(/^[A-Za-z0-9_.-]+$/, 'use letters, digits, "_", "." or "-"');
+
+/** An integer query parameter, with a message naming the allowed range. */
+export const queryInt = (min: number, max?: number) =>
+  z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(min, `must be at least ${min}`)
+    .max(
+      max ?? Number.MAX_SAFE_INTEGER,
+      max === undefined ? 'is too large' : `must be at most ${max}`,
+    );
+
+/** `remoteNode` (default `local`), accepted on most endpoints. */
+export const RemoteNodeQuery = z.object({ remoteNode: z.string().optional() });
+
+/** Spec: Pagination object. */
+export const Pagination = z.object({
+  totalRecords: z.number().int(),
+  currentPage: z.number().int(),
+  totalPages: z.number().int(),
+  nextPage: z.number().int().nullable(),
+  prevPage: z.number().int().nullable(),
+});
+
+/** The pagination object for `total` records (nextPage/prevPage null where there is none). */
+export const paginate = (
+  total: number,
+  page: number,
+  perPage: number,
+): z.infer<typeof Pagination> => {
+  const totalPages = Math.max(1, Math.ceil(total / perPage));
+  return {
+    totalRecords: total,
+    currentPage: page,
+    totalPages,
+    nextPage: page < totalPages ? page + 1 : null,
+    prevPage: page > 1 ? Math.min(page - 1, totalPages) : null,
+  };
+};
+
+/** Error body (spec: Error object). */
+export const ErrorBody = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});

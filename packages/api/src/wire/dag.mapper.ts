@@ -1,0 +1,51 @@
+import type { z } from 'zod';
+import type { DagDetails, DagListEntry, DagListQuery, DagSearchResult } from '@trellis/services';
+import { toApiDagDetails, toApiDagSummary } from '@trellis/spec';
+import type { DagListItemSchema, ListDagsQuery, SearchResultSchema } from './dag.schema.js';
+import { toApiRunSummary } from './run.mapper.js';
+
+/** The service query of GET /dags (absent filters stay absent). */
+export const toDagListQuery = (q: z.infer<typeof ListDagsQuery>): DagListQuery => ({
+  page: q.page,
+  perPage: q.perPage,
+  sort: q.sort,
+  order: q.order,
+  ...(q.name !== undefined ? { name: q.name } : {}),
+  ...(q.tag !== undefined ? { tag: q.tag } : {}),
+});
+
+/** A DAG list item; a DAG that never ran gets the "not started" run summary. */
+export const toApiDagListItem = (e: DagListEntry): z.infer<typeof DagListItemSchema> => ({
+  fileName: e.fileName,
+  dag: toApiDagSummary(e.dag),
+  latestDAGRun: toApiRunSummary(e.latestRun, e.dag.name),
+  suspended: e.suspended,
+  errors: [...e.errors],
+});
+
+/**
+ * The single-DAG response (spec: DAG details), shaped as DagDetailsResponse. Its type comes from
+ * the spec package's ApiDagDetails: the step schema is open (passthrough), ApiStep is closed.
+ */
+export const toApiDagDetailsResponse = (d: DagDetails) => ({
+  dag: toApiDagDetails(d.dag),
+  localDags: d.localDags.map((l) => ({
+    name: l.name,
+    dag: toApiDagDetails(l.dag),
+    errors: [...l.errors],
+  })),
+  latestDAGRun: toApiRunSummary(d.latestRun, d.dag.name),
+  suspended: d.suspended,
+  errors: [...d.errors],
+});
+
+/** A search result (spec: Search result). */
+export const toApiSearchResult = (r: DagSearchResult): z.infer<typeof SearchResultSchema> => ({
+  name: r.name,
+  dag: toApiDagSummary(r.dag),
+  matches: r.matches.map((m) => ({
+    line: m.line,
+    lineNumber: m.lineNumber,
+    startLine: m.startLine,
+  })),
+});

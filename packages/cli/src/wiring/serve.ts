@@ -1,0 +1,156 @@
+import { once } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import {
+  createAuthenticator,
+  createHealthProbe,
+  createHttpApp,
+  createMetrics,
+  dagRoutes,
+  queueRoutes,
+  runRoutes,
+  type HttpDeps,
+} from '@trellis/api';
+import { RunStatus, systemClock, type ConfigFlags } from '@trellis/core';
+import { FsDagDefinitions } from '@trellis/services';
+import { readLogChunk } from '@trellis/store';
+import { ExitCode, type CliIo } from '../io.js';
+import { VERSION } from '../version.js';
+import { makeRuntime } from './runtime.js';
+
+/** How long runs may go on after SIGTERM before they are stopped. */
+const SHUTDOWN_GRACE_MS = 30_000;
+
+export interface ServeOptions {
+  /** `start-all`: also the scheduler (cron and queues arrive with issue #5). */
+  readonly withScheduler: boolean;
+  /** Resolves when the server should shut down (SIGTERM/SIGINT by default). */
+  readonly until?: Promise<unknown>;
+  /** Called once the server listens, with its address. */
+  readonly onListening?: (url: string) => void;
+}
+
+/** Resolves on the first SIGTERM or SIGINT. */
+const shutdownSignal = (io: CliIo): Promise<NodeJS.Signals> =>
+  new Promise((resolve) => {
+    const on = (sig: NodeJS.Signals): void => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      io.err(
+        `received ${sig}: no new requests; letting runs finish (at most ${SHUTDOWN_GRACE_MS / 1000}s, then they are stopped)`,
+      );
+      resolve(sig);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+
+/**
+ * `trellis server` / `trellis start-all`: the REST API over the local store, runs executing in
+ * this process. Graceful shutdown: stop accepting, let runs finish for a grace period, then stop
+ * them, exit 0.
+ */
+export const serve = async (
+  io: CliIo,
+  flags: ConfigFlags,
+  opts: ServeOptions,
+): Promise<ExitCode> => {
+  const rt = await makeRuntime(io, flags);
+  const { config, store } = rt;
+  // A fresh SVC_HOME gets its folders, so health (a writable data folder) holds from the start.
+  for (const dir of [config.paths.dagsDir, config.paths.dataDir, config.paths.logDir])
+    mkdirSync(dir, { recursive: true });
+  const clock = systemClock;
+  const startedAt = clock.now();
+  const dags = new FsDagDefinitions({
+    dagsDir: config.paths.dagsDir,
+    suspendDir: join(config.paths.dataDir, 'suspend'),
+    clock,
+    // the run index, not the record: listing 100 DAGs must not read 100 status files
+    latestRun: async (name) => (await store.listRuns({ name, limit: 1 }))[0],
+  });
+  const countRuns = async (status: RunStatus): Promise<number> =>
+    (await store.listRuns({ status, includeChildren: true })).length;
+  const metrics = createMetrics({
+    version: VERSION,
+    buildDate: '',
+    clock,
+    startedAt,
+    sources: {
+      runningRuns: () => countRuns(RunStatus.Running),
+      queuedRuns: () => countRuns(RunStatus.Queued),
+      dagCount: async () =>
+        (await dags.list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })).total,
+      schedulerRunning: () => opts.withScheduler,
+    },
+  });
+  rt.events.on('run:finished', (r) => metrics.recordRunFinished(r.status));
+  const deps: HttpDeps = {
+    version: VERSION,
+    startedAt,
+    clock,
+    dags,
+    runs: rt.runs,
+    runQueries: {
+      listRuns: (f) => store.listRuns(f),
+      getRun: (ref, o) => store.getRun(ref, o ?? {}),
+      latestRun: (n) => store.latestRun(n),
+      listChildren: (root) => store.listChildren(root),
+      saveRun: (r) => store.saveRun(r),
+      readLog: (path, q) => readLogChunk(path, q),
+    },
+    auth: createAuthenticator(config.auth),
+    log: {
+      warn: () => undefined, // refusals are answered to the caller; not worth a log line each
+      error: (message, e) =>
+        io.err(`error: ${message}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    },
+    health: createHealthProbe({ dataDir: config.paths.dataDir }),
+    metrics: () => metrics.render(),
+    metricsPrivate: !config.server.metricsPublic,
+    queueConfig: config.queues,
+  };
+  const app = createHttpApp(deps, [dagRoutes, runRoutes, queueRoutes], {
+    basePath: config.server.basePath,
+    remoteNodes: config.remoteNodes,
+  });
+  const server = app.listen(config.server.port, config.server.host);
+  try {
+    await Promise.race([
+      once(server, 'listening'),
+      once(server, 'error').then(([e]) => {
+        throw e as Error;
+      }),
+    ]);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    io.err(
+      err.code === 'EADDRINUSE'
+        ? `trellis: port ${config.server.port} on ${config.server.host} is in use: choose another with --port or SVC_PORT`
+        : `trellis: cannot listen on ${config.server.host}:${config.server.port}: ${err.message}`,
+    );
+    return ExitCode.Failure;
+  }
+  // Parse every DAG file once now, so the first list request is as fast as the others.
+  dags
+    .list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })
+    .catch((e: unknown) =>
+      io.err(`warning: reading the DAGs folder failed: ${(e as Error).message}`),
+    );
+  const addr = server.address() as AddressInfo;
+  const url = `http://${config.server.host}:${addr.port}${config.server.basePath}`;
+  io.out(
+    `Trellis ${VERSION} serving ${url}/api/v2 (DAGs in ${config.paths.dagsDir}, data in ${config.home})`,
+  );
+  opts.onListening?.(url);
+
+  await (opts.until ?? shutdownSignal(io));
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await rt.runs.drain(SHUTDOWN_GRACE_MS);
+  server.closeAllConnections();
+  await closed;
+  io.out('Trellis stopped');
+  return ExitCode.Ok;
+};

@@ -1,0 +1,138 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = join(root, 'packages', 'cli', 'bin', 'trellis.js');
+
+let home: string;
+let server: ChildProcess;
+let base: string;
+let output = '';
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'trellis-e2e-server-'));
+  server = spawn(process.execPath, [bin, 'start-all', '--host', '127.0.0.1', '--port', '0'], {
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout?.setEncoding('utf8');
+  server.stderr?.setEncoding('utf8');
+  server.stderr?.on('data', (c: string) => (output += c));
+  await new Promise<void>((resolve, reject) => {
+    server.stdout?.on('data', (c: string) => {
+      output += c;
+      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(output);
+      if (m?.[1]) {
+        base = `${m[1]}/api/v2`;
+        resolve();
+      }
+    });
+    server.once('exit', (code) =>
+      reject(new Error(`start-all exited with ${String(code)}:\n${output}`)),
+    );
+  });
+});
+
+afterAll(async () => {
+  if (server.exitCode === null) {
+    server.kill('SIGTERM');
+    await once(server, 'exit');
+  }
+  rmSync(home, { recursive: true, force: true });
+});
+
+const call = async (
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
+};
+
+/** Polls the run until it is final (the API is the only window into another process). */
+const untilFinal = async (name: string, id: string): Promise<Record<string, unknown>> => {
+  for (let i = 0; i < 500; i++) {
+    const r = await call('GET', `/dag-runs/${name}/${id}`);
+    const d = r.body.dagRunDetails as { status: number } | undefined;
+    if (d && [2, 3, 4, 6].includes(d.status)) return d;
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  throw new Error(`run ${id} of ${name} did not finish`);
+};
+
+describe('trellis start-all (a real process on a real port)', () => {
+  it('answers health', async () => {
+    const r = await call('GET', '/health');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'healthy' });
+  });
+
+  it('creates a DAG, runs it, and serves its run, nodes, logs and grid', async () => {
+    const spec =
+      'params: WHO=api\nsteps:\n  - name: greet\n    command: echo "hello ${WHO}"\n  - name: second\n    command: "true"\n';
+    expect((await call('POST', '/dags', { name: 'hello', spec })).status).toBe(201);
+    const started = await call('POST', '/dags/hello/start', { params: '{"WHO":"e2e"}' });
+    expect(started.status).toBe(200);
+    const id = started.body.dagRunId as string;
+    const run = await untilFinal('hello', id);
+    expect(run).toMatchObject({ status: 4, statusLabel: 'finished', params: '{"WHO":"e2e"}' });
+    expect((run.nodes as { status: number }[]).map((n) => n.status)).toEqual([4, 4]);
+    const log = await call('GET', `/dag-runs/hello/${id}/steps/greet/log`);
+    expect(log.body).toMatchObject({ content: 'hello e2e', lineCount: 1 });
+    const grid = await call('GET', '/dags/hello/dag-runs');
+    expect(grid.body.gridData).toEqual([
+      { name: 'greet', history: [4] },
+      { name: 'second', history: [4] },
+    ]);
+    const list = await call('GET', '/dags');
+    expect((list.body.dags as { fileName: string }[]).map((d) => d.fileName)).toEqual(['hello']);
+  });
+
+  it('stops a long run and retries a failed one', async () => {
+    await call('POST', '/dags', {
+      name: 'long',
+      spec: 'steps:\n  - {name: wait, command: "sleep 60"}\n',
+    });
+    const long = await call('POST', '/dags/long/start', {});
+    const longId = long.body.dagRunId as string;
+    // start answers once the run is running on disk, so it can be stopped at once
+    const stopped = await call('POST', `/dag-runs/long/${longId}/stop`);
+    expect(stopped).toEqual({ status: 200, body: {} });
+    expect((await untilFinal('long', longId)).status).toBe(3);
+
+    await call('POST', '/dags', {
+      name: 'flaky',
+      spec: `steps:\n  - {name: gate, command: "test -f ${join(home, 'ok')}"}\n`,
+    });
+    const failed = await call('POST', '/dags/flaky/start', {});
+    const failedId = failed.body.dagRunId as string;
+    expect((await untilFinal('flaky', failedId)).status).toBe(2);
+    await import('node:fs').then((fs) => fs.writeFileSync(join(home, 'ok'), ''));
+    const retried = await call('POST', `/dag-runs/flaky/${failedId}/retry`, {
+      dagRunId: 'retried-1',
+    });
+    expect(retried).toEqual({ status: 200, body: { dagRunId: 'retried-1' } });
+    expect((await untilFinal('flaky', 'retried-1')).status).toBe(4);
+  });
+
+  it('shuts down on SIGTERM with exit 0', async () => {
+    server.kill('SIGTERM');
+    const [code] = (await once(server, 'exit')) as [number];
+    expect(code).toBe(0);
+    expect(output).toMatch(/Trellis stopped/);
+  });
+});
