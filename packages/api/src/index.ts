@@ -59,3 +59,4 @@ export {
 } from './wire/run.mapper.js';
 export { dagRoutes } from './routes/dags.routes.js';
 export * from './wire/dag.schema.js';
+export { API_ROUTE_TABLES, renderApiDocument } from './routes/all-routes.js';

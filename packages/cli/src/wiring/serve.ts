@@ -7,9 +7,7 @@ import {
   createHealthProbe,
   createHttpApp,
   createMetrics,
-  dagRoutes,
-  queueRoutes,
-  runRoutes,
+  API_ROUTE_TABLES,
   type HttpDeps,
 } from '@trellis/api';
 import { RunStatus, systemClock, type ConfigFlags } from '@trellis/core';
@@ -111,7 +109,7 @@ export const serve = async (
     metricsPrivate: !config.server.metricsPublic,
     queueConfig: config.queues,
   };
-  const app = createHttpApp(deps, [dagRoutes, runRoutes, queueRoutes], {
+  const app = createHttpApp(deps, API_ROUTE_TABLES, {
     basePath: config.server.basePath,
     remoteNodes: config.remoteNodes,
   });
