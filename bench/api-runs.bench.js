@@ -114,23 +114,28 @@ export default async function run() {
       `one-step DAG, POST start to final status over the API: median ${pct(one, 50).toFixed(1)} ms, p95 ${pct(one, 95).toFixed(1)} ms (target median < 20 ms)`,
     );
 
+    // 16 clients start runs back to back (16 requests in flight); completion is read from the
+    // run list (one client polling every 20 ms), not by 200 clients each polling their run.
     const t0 = performance.now();
     let next = 0;
     const ids = [];
-    const worker = async () => {
-      while (next < 200) {
-        next++;
-        const { dagRunId } = await post('/dags/one/start', {});
-        ids.push(dagRunId);
-        await final('one', dagRunId, 10);
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
-    const took = performance.now() - t0;
-    const statuses = await Promise.all(
-      ids.map((id) => get(`/dag-runs/one/${id}`).then((r) => r.dagRunDetails.status)),
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < 200) {
+          next++;
+          ids.push((await post('/dags/one/start', {})).dagRunId);
+        }
+      }),
     );
-    const ok = statuses.filter((s) => s === 4).length;
+    let finals = [];
+    for (;;) {
+      const { dagRuns } = await get('/dag-runs?name=one');
+      finals = dagRuns.filter((r) => ids.includes(r.dagRunId) && [2, 3, 4, 6].includes(r.status));
+      if (finals.length === 200) break;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    const took = performance.now() - t0;
+    const ok = finals.filter((r) => r.status === 4).length;
     console.log(
       `200 starts, 16 in flight, all final: ${took.toFixed(0)} ms, ${ok}/200 succeeded (target < 2000 ms, all succeeded)`,
     );

@@ -39,7 +39,8 @@ import {
 import { RunDeleter, TEMP_CREATE_PREFIX } from './run-deleter.js';
 import { locateForRead, locateForWrite, runNotFound } from './run-locations.js';
 import { runDirNames, scanDagSummaries } from './scan-dag-runs.js';
-import { readDiskRevision, readRecordFile, serializeRecord } from './status-file.js';
+import { parseRecord, readDiskRevision, serializeRecord } from './status-file.js';
+import { RecordCache } from './record-cache.js';
 
 /** Options of `FsRunStore`. */
 export interface FsRunStoreOptions {
@@ -82,6 +83,8 @@ export class FsRunStore {
   /** Per-run chain: saves of one run are applied in call order. */
   readonly #saves = new KeyedSerialQueue();
   readonly #indexes = new Map<string, DagIndex>();
+  /** Parsed status files, revalidated by stat (polling readers). */
+  readonly #records = new RecordCache();
   readonly #deleter: RunDeleter;
 
   constructor(options: FsRunStoreOptions) {
@@ -181,8 +184,9 @@ export class FsRunStore {
    */
   async getRun(ref: RunRef, opts: RootOption = {}): Promise<DagRunRecord> {
     const loc = this.#locateForRead(ref, opts.root);
+    const path = join(loc.dir, STATUS_FILE);
     try {
-      return await readRecordFile(join(loc.dir, STATUS_FILE));
+      return parseRecord(path, await this.#records.read(path));
     } catch (e) {
       if (isMissing(e)) throw this.#notFound(ref, opts.root);
       throw e;
