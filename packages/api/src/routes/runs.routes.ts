@@ -85,6 +85,16 @@ const findChild = async (deps: HttpDeps, root: RunRef, childId: string): Promise
   return deps.runQueries.getRun({ name: child.name, dagRunId: childId }, { root });
 };
 
+/** The root run named in a children path, and the child under it. */
+const findChildOfPath = async (
+  deps: HttpDeps,
+  p: { name: string; dagRunId: string; childDAGRunId: string },
+): Promise<{ root: RunRef; child: DagRunRecord }> => {
+  const run = await findRun(deps, p);
+  const root = { name: run.name, dagRunId: run.dagRunId };
+  return { root, child: await findChild(deps, root, p.childDAGRunId) };
+};
+
 const findNode = (run: DagRunRecord, stepName: string): NodeRecord => {
   const node = [...run.nodes, run.onSuccess, run.onFailure, run.onCancel, run.onExit].find(
     (n) => n?.step.name === stepName,
@@ -305,12 +315,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: z.object({ dagRunDetails: RunDetailsSchema }),
     summary: 'A child run under the root run',
     handler: async ({ params }, deps) => {
-      const root = await findRun(deps, params);
-      const child = await findChild(
-        deps,
-        { name: root.name, dagRunId: root.dagRunId },
-        params.childDAGRunId,
-      );
+      const { child } = await findChildOfPath(deps, params);
       return { status: 200, body: { dagRunDetails: toApiRunDetails(child) } };
     },
   }),
@@ -320,12 +325,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: LogChunkSchema,
     summary: "A child run's log",
     handler: async ({ params, query }, deps) => {
-      const root = await findRun(deps, params);
-      const child = await findChild(
-        deps,
-        { name: root.name, dagRunId: root.dagRunId },
-        params.childDAGRunId,
-      );
+      const { child } = await findChildOfPath(deps, params);
       return { status: 200, body: await deps.runQueries.readLog(child.log, window(query)) };
     },
   }),
@@ -335,12 +335,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: LogChunkSchema,
     summary: "A child run's step log",
     handler: async ({ params, query }, deps) => {
-      const root = await findRun(deps, params);
-      const child = await findChild(
-        deps,
-        { name: root.name, dagRunId: root.dagRunId },
-        params.childDAGRunId,
-      );
+      const { child } = await findChildOfPath(deps, params);
       return { status: 200, body: await stepLog(deps, child, query, params.stepName) };
     },
   }),
@@ -351,9 +346,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     permission: 'runs:write',
     summary: "Set a step's status in a child run",
     handler: async ({ params, body }, deps) => {
-      const root = await findRun(deps, params);
-      const rootRef = { name: root.name, dagRunId: root.dagRunId };
-      const child = await findChild(deps, rootRef, params.childDAGRunId);
+      const { root: rootRef, child } = await findChildOfPath(deps, params);
       await deps.runs.setStepStatus(
         { name: child.name, dagRunId: child.dagRunId },
         params.stepName,

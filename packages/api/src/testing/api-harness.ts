@@ -6,13 +6,7 @@ import { systemClock, sequentialIdGenerator } from '@trellis/core';
 import { EngineEvents } from '@trellis/engine';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
 import { FsDagCatalog, RunService, type DagDefinitions } from '@trellis/services';
-import {
-  FsRunStore,
-  currentOwner,
-  isOwnerAlive,
-  processStartTime,
-  readLogChunk,
-} from '@trellis/store';
+import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
 import { createHttpApp, type RouteTables } from '../http/create-http-app.js';
 import { noAuth, type Authenticator } from '../http/auth.js';
@@ -74,14 +68,7 @@ export const apiHarness = (
     clock: systemClock,
     dags,
     runs,
-    runQueries: {
-      listRuns: (f) => store.listRuns(f),
-      getRun: (ref, o) => store.getRun(ref, o ?? {}),
-      latestRun: (n) => store.latestRun(n),
-      listChildren: (root) => store.listChildren(root),
-      saveRun: (r) => store.saveRun(r),
-      readLog: (path, q) => readLogChunk(path, q),
-    },
+    runQueries: store,
     auth: opts.auth ?? noAuth,
     log: { warn: () => undefined, error: () => undefined },
     health: () => Promise.resolve({}),

@@ -12,7 +12,6 @@ import {
 } from '@trellis/api';
 import { RunStatus, systemClock, type ConfigFlags } from '@trellis/core';
 import { FsDagDefinitions } from '@trellis/services';
-import { readLogChunk } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { makeRuntime } from './runtime.js';
@@ -90,14 +89,7 @@ export const serve = async (
     clock,
     dags,
     runs: rt.runs,
-    runQueries: {
-      listRuns: (f) => store.listRuns(f),
-      getRun: (ref, o) => store.getRun(ref, o ?? {}),
-      latestRun: (n) => store.latestRun(n),
-      listChildren: (root) => store.listChildren(root),
-      saveRun: (r) => store.saveRun(r),
-      readLog: (path, q) => readLogChunk(path, q),
-    },
+    runQueries: store,
     auth: createAuthenticator(config.auth),
     log: {
       warn: () => undefined, // refusals are answered to the caller; not worth a log line each

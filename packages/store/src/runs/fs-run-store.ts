@@ -41,6 +41,8 @@ import { locateForRead, locateForWrite, runNotFound } from './run-locations.js';
 import { runDirNames, scanDagSummaries } from './scan-dag-runs.js';
 import { parseRecord, readDiskRevision, serializeRecord } from './status-file.js';
 import { RecordCache } from './record-cache.js';
+import { readLogChunk } from '../logs/read-log-chunk.js';
+import type { LogChunk, LogQuery } from '../logs/log-window.js';
 
 /** Options of `FsRunStore`. */
 export interface FsRunStoreOptions {
@@ -100,6 +102,14 @@ export class FsRunStore {
       warn: this.#warn,
       notFound: (ref) => this.#notFound(ref),
     });
+  }
+
+  /**
+   * A chunk of a log file (run or step log) without loading the file (spec: Log chunk), so the
+   * store can serve the API's run queries directly. Errors: not_found for a missing file.
+   */
+  readLog(path: string, query: LogQuery = {}): Promise<LogChunk> {
+    return readLogChunk(path, query);
   }
 
   /** Path of a run's log (`<logDir>/<dag>/<id>/run.log`), for the record's `log`. */
