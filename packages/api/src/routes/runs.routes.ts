@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RunStatus } from '@trellis/core';
 import { AppError, ErrorCode, notFound } from '@trellis/core';
 import type { DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
+import type { StartedRun } from '@trellis/services';
 import { defineRoutes } from '../http/define-routes.js';
 import type { HttpDeps } from '../http/deps.js';
 import { DagName, FileName, Pagination, paginate, queryInt } from '../wire/common.schema.js';
@@ -95,6 +96,17 @@ const findChildOfPath = async (
   return { root, child: await findChild(deps, root, p.childDAGRunId) };
 };
 
+/**
+ * The answer to a start, retry or inline run: `{dagRunId}` (the run is running on disk by then);
+ * the run goes on in this process, and a failure to finish it is a bug worth a log line.
+ */
+const answerStarted = (deps: HttpDeps, started: StartedRun) => {
+  started.done.catch((e: unknown) =>
+    deps.log.error(`run ${started.record.dagRunId} failed to finish`, e),
+  );
+  return { status: 200, body: { dagRunId: started.record.dagRunId } };
+};
+
 const findNode = (run: DagRunRecord, stepName: string): NodeRecord => {
   const node = [...run.nodes, run.onSuccess, run.onFailure, run.onCancel, run.onExit].find(
     (n) => n?.step.name === stepName,
@@ -148,10 +160,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
         ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
         ...(body.singleton !== undefined ? { singleton: body.singleton } : {}),
       });
-      started.done.catch((e: unknown) =>
-        deps.log.error(`run ${started.record.dagRunId} failed to finish`, e),
-      );
-      return { status: 200, body: { dagRunId: started.record.dagRunId } };
+      return answerStarted(deps, started);
     },
   }),
   r.post('/dags/:fileName/stop-all', {
@@ -204,10 +213,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
         ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
         ...(body.singleton !== undefined ? { singleton: body.singleton } : {}),
       });
-      started.done.catch((e: unknown) =>
-        deps.log.error(`run ${started.record.dagRunId} failed to finish`, e),
-      );
-      return { status: 200, body: { dagRunId: started.record.dagRunId } };
+      return answerStarted(deps, started);
     },
   }),
   r.get('/dag-runs', {
@@ -258,10 +264,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
         params,
         body.dagRunId !== undefined ? { newRunId: body.dagRunId } : {},
       );
-      started.done.catch((e: unknown) =>
-        deps.log.error(`run ${started.record.dagRunId} failed to finish`, e),
-      );
-      return { status: 200, body: { dagRunId: started.record.dagRunId } };
+      return answerStarted(deps, started);
     },
   }),
   r.get('/dag-runs/:name/:dagRunId/dequeue', {

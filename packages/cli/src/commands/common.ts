@@ -7,6 +7,7 @@ import {
   RunStatus,
   type NodeStatus,
 } from '@trellis/core';
+import type { StartedRun } from '@trellis/services';
 import type { DagRunRecord } from '@trellis/spec';
 import { ExitCode, type CliIo } from '../io.js';
 import { makeRuntime, type Runtime } from '../wiring/runtime.js';
@@ -152,4 +153,35 @@ export const stopOnSignals = (io: CliIo, stop: () => Promise<void>): (() => void
     process.off('SIGINT', handler);
     process.off('SIGTERM', handler);
   };
+};
+
+/**
+ * The DAG name a command argument means: the `name` of the DAG file it names (a path, or a name
+ * in the DAGs folder), else the argument itself (a DAG that has runs but no file any more).
+ */
+export const dagNameOf = (rt: Runtime, ref: string, cwd: string): string =>
+  rt.dags.locate(ref, cwd) === undefined ? ref : rt.dags.load(ref, cwd).dag.name;
+
+/**
+ * Runs in the foreground what `start` starts: prints each step transition, the `startedLine`,
+ * stops the run on SIGINT/SIGTERM, and ends with the closing line; exit 0 only for a finished run.
+ */
+export const runInForeground = async (
+  rt: Runtime,
+  io: CliIo,
+  start: () => Promise<StartedRun>,
+  startedLine: (record: DagRunRecord) => string,
+): Promise<ExitCode> => {
+  const current: { id?: string } = {};
+  followProgress(rt, io, () => current.id);
+  const started = await start();
+  const { name, dagRunId } = started.record;
+  current.id = dagRunId;
+  io.out(startedLine(started.record));
+  const unhook = stopOnSignals(io, () => rt.runs.stop({ name, dagRunId }));
+  try {
+    return finishLine(io, await started.done);
+  } finally {
+    unhook();
+  }
 };

@@ -1,13 +1,7 @@
 import { RunStatus } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
-import {
-  finishLine,
-  followProgress,
-  parseCommandArgs,
-  stopOnSignals,
-  withRuntime,
-} from './common.js';
+import { dagNameOf, parseCommandArgs, runInForeground, withRuntime } from './common.js';
 
 const USAGE = 'trellis restart <dag> [--run-id <id>]';
 
@@ -29,7 +23,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Usage;
   }
   return withRuntime('restart', io, values, async (rt) => {
-    const name = rt.dags.locate(dag, io.cwd) ? rt.dags.load(dag, io.cwd).dag.name : dag;
+    const name = dagNameOf(rt, dag, io.cwd);
     const runId =
       values['run-id'] ??
       (await rt.store.listRuns({ name, status: RunStatus.Running, limit: 1 }))[0]?.dagRunId;
@@ -37,19 +31,13 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
       io.err(`trellis restart: DAG "${name}" has no running run to restart`);
       return ExitCode.Failure;
     }
-    const current: { id?: string } = {};
-    followProgress(rt, io, () => current.id);
     io.out(`stopping run ${runId} of DAG "${name}"`);
-    const started = await rt.runs.restart({ name, dagRunId: runId });
-    current.id = started.record.dagRunId;
-    const id = current.id;
-    io.out(`run ${id} of DAG "${name}" started (restart of ${runId})`);
-    const unhook = stopOnSignals(io, () => rt.runs.stop({ name, dagRunId: id }));
-    try {
-      return finishLine(io, await started.done);
-    } finally {
-      unhook();
-    }
+    return runInForeground(
+      rt,
+      io,
+      () => rt.runs.restart({ name, dagRunId: runId }),
+      (r) => `run ${r.dagRunId} of DAG "${name}" started (restart of ${runId})`,
+    );
   });
 };
 

@@ -1,12 +1,6 @@
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
-import {
-  finishLine,
-  followProgress,
-  parseCommandArgs,
-  stopOnSignals,
-  withRuntime,
-} from './common.js';
+import { dagNameOf, parseCommandArgs, runInForeground, withRuntime } from './common.js';
 
 const USAGE = 'trellis retry <dag> --run-id <id> [--step <name>] [--new-run-id <id>]';
 
@@ -31,25 +25,20 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Usage;
   }
   return withRuntime('retry', io, values, async (rt) => {
-    const name = rt.dags.locate(dag, io.cwd) ? rt.dags.load(dag, io.cwd).dag.name : dag;
-    const current: { id?: string } = {};
-    followProgress(rt, io, () => current.id);
-    const started = await rt.runs.retry(
-      { name, dagRunId: runId },
-      {
-        ...(values.step ? { stepName: values.step } : {}),
-        ...(values['new-run-id'] ? { newRunId: values['new-run-id'] } : {}),
-      },
+    const name = dagNameOf(rt, dag, io.cwd);
+    return runInForeground(
+      rt,
+      io,
+      () =>
+        rt.runs.retry(
+          { name, dagRunId: runId },
+          {
+            ...(values.step ? { stepName: values.step } : {}),
+            ...(values['new-run-id'] ? { newRunId: values['new-run-id'] } : {}),
+          },
+        ),
+      (r) => `run ${r.dagRunId} of DAG "${name}" started as a retry of ${runId}`,
     );
-    current.id = started.record.dagRunId;
-    const id = current.id;
-    io.out(`run ${id} of DAG "${name}" started as a retry of ${runId}`);
-    const unhook = stopOnSignals(io, () => rt.runs.stop({ name, dagRunId: id }));
-    try {
-      return finishLine(io, await started.done);
-    } finally {
-      unhook();
-    }
   });
 };
 

@@ -1,13 +1,6 @@
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
-import {
-  finishLine,
-  followProgress,
-  paramsFrom,
-  parseCommandArgs,
-  stopOnSignals,
-  withRuntime,
-} from './common.js';
+import { paramsFrom, parseCommandArgs, runInForeground, withRuntime } from './common.js';
 
 const USAGE = 'trellis start <dag> [--run-id <id>] [-p "<params>"] [-- params...]';
 
@@ -27,26 +20,19 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Usage;
   }
   return withRuntime('start', io, values, async (rt) => {
-    const current: { id?: string } = {};
-    followProgress(rt, io, () => current.id);
     const params = paramsFrom(values.params, rest);
-    const started = await rt.runs.start({
-      dag,
-      baseDir: io.cwd,
-      ...(params !== undefined ? { params } : {}),
-      ...(values['run-id'] ? { dagRunId: values['run-id'] } : {}),
-    });
-    current.id = started.record.dagRunId;
-    const id = current.id;
-    io.out(`run ${id} of DAG "${started.record.name}" started`);
-    const unhook = stopOnSignals(io, () =>
-      rt.runs.stop({ name: started.record.name, dagRunId: id }),
+    return runInForeground(
+      rt,
+      io,
+      () =>
+        rt.runs.start({
+          dag,
+          baseDir: io.cwd,
+          ...(params !== undefined ? { params } : {}),
+          ...(values['run-id'] ? { dagRunId: values['run-id'] } : {}),
+        }),
+      (r) => `run ${r.dagRunId} of DAG "${r.name}" started`,
     );
-    try {
-      return finishLine(io, await started.done);
-    } finally {
-      unhook();
-    }
   });
 };
 

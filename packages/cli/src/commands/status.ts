@@ -2,7 +2,7 @@ import { nodeStatusLabel, runStatusLabel } from '@trellis/core';
 import type { DagRunRecord, NodeRecord } from '@trellis/spec';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
-import { parseCommandArgs, withRuntime } from './common.js';
+import { parseCommandArgs, withRuntime, dagNameOf } from './common.js';
 
 const USAGE = 'trellis status <dag> [--run-id <id>] [--json]';
 
@@ -65,7 +65,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Usage;
   }
   return withRuntime('status', io, values, async (rt) => {
-    const name = rt.dags.locate(dag, io.cwd) ? rt.dags.load(dag, io.cwd).dag.name : dag;
+    const name = dagNameOf(rt, dag, io.cwd);
     const record = await rt.runs.status(name, values['run-id']);
     io.out(values.json ? JSON.stringify(record, null, 2) : formatStatus(record));
     return ExitCode.Ok;

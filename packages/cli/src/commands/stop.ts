@@ -1,7 +1,7 @@
 import { RunStatus } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
-import { parseCommandArgs, withRuntime } from './common.js';
+import { parseCommandArgs, withRuntime, dagNameOf } from './common.js';
 
 const USAGE = 'trellis stop <dag> [--run-id <id>]';
 
@@ -20,7 +20,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Usage;
   }
   return withRuntime('stop', io, values, async (rt) => {
-    const name = rt.dags.locate(dag, io.cwd) ? rt.dags.load(dag, io.cwd).dag.name : dag;
+    const name = dagNameOf(rt, dag, io.cwd);
     const ids = values['run-id']
       ? [values['run-id']]
       : (await rt.store.listRuns({ name, status: RunStatus.Running })).map((r) => r.dagRunId);
