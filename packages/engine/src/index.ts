@@ -2,6 +2,7 @@ export * from './ports/recorder.js';
 export * from './ports/executor.js';
 export * from './ports/command-runner.js';
 export * from './ports/child-runner.js';
+export * from './ports/run-hooks.js';
 export * from './events.js';
 export * from './vars/index.js';
 export { runDag, type RunDagInput } from './run/dag-runner.js';

@@ -18,7 +18,8 @@ import { shouldContinue } from '../policies/continue-on.js';
 import { backoffDelayMs } from '../policies/backoff.js';
 import { resolveRetryPolicy, retryDelayMs, shouldRetry } from '../policies/retry-policy.js';
 import type { StepLogs } from '../ports/recorder.js';
-import type { ExecutionOutcome } from '../ports/executor.js';
+import type { ExecutionOutcome, Executor } from '../ports/executor.js';
+import type { RunResources } from '../ports/run-hooks.js';
 import { matchExpected } from '../vars/condition.js';
 import { filterSystemEnv, parseDotenv } from '../vars/env.js';
 import { expandVars, expandVarsSync } from '../vars/expand.js';
@@ -116,6 +117,9 @@ class DagRunner {
   private workingDir = '';
   private saving: Promise<void> | undefined;
   private readonly closing: Promise<void>[] = [];
+  /** What the run hooks hold for this run (EngineDeps.runHooks), and their pending calls. */
+  private resources: RunResources[] = [];
+  private readonly notifying: Promise<void>[] = [];
   private dirty = false;
 
   constructor(
@@ -159,6 +163,7 @@ class DagRunner {
     this.armTimeout();
     try {
       await this.prepare();
+      await this.setUpHooks();
       if (this.dag.delaySec > 0 && !this.stopping) {
         this.log(`waiting ${this.dag.delaySec}s before the first step (delaySec)`);
         await this.deps.clock
@@ -176,6 +181,7 @@ class DagRunner {
     this.timer.abort();
     if (this.timedOut) this.cancelRemaining('run timed out');
     await this.runHandlers();
+    await this.tearDownHooks();
     r.status = this.finalStatus();
     r.error = r.error || this.runError;
     await Promise.all(this.closing);
@@ -183,6 +189,7 @@ class DagRunner {
     this.input.stop?.removeEventListener('abort', onStop);
     this.log(`run finished: ${runStatusLabel[r.status]}${r.error ? ` (${r.error})` : ''}`);
     await this.persistNow();
+    await this.finishHooks();
     await this.deps.recorder.close();
     this.deps.events?.safeEmit('run:finished', r);
     return r;
@@ -262,6 +269,8 @@ class DagRunner {
     const what = status === NodeStatus.Skipped ? 'skipped' : `finished: ${nodeStatusLabel[status]}`;
     this.log(`step "${n.step.name}" ${what}${error ? ` (${error})` : ''}`);
     this.setStatus(n, status);
+    for (const h of this.resources)
+      if (h.nodeFinished) this.notifying.push(this.guard('a node hook', () => h.nodeFinished?.(n)));
   }
 
   // ---- environment ----------------------------------------------------------------------------
@@ -748,7 +757,9 @@ class DagRunner {
 
     if (!existsSync(scope.cwd) || !statSync(scope.cwd).isDirectory())
       return { ...FAILED, error: `working directory ${scope.cwd} does not exist` };
-    const executor = this.input.dryRun ? dryExecutor : this.deps.executors[n.step.executor.type];
+    const executor = this.input.dryRun
+      ? dryExecutor
+      : (this.hookExecutor(n.step) ?? this.deps.executors[n.step.executor.type]);
     if (!executor)
       return {
         ...FAILED,
@@ -913,6 +924,51 @@ class DagRunner {
       output: json,
       rawOutput: json,
     };
+  }
+
+  // ---- run hooks ------------------------------------------------------------------------------
+
+  /** Sets up each run hook once, before the first step (never in a dry run). */
+  private async setUpHooks(): Promise<void> {
+    if (this.input.dryRun) return;
+    for (const hook of this.deps.runHooks ?? []) {
+      const res = await hook.setUp({
+        dag: this.dag,
+        record: this.r,
+        workingDir: this.workingDir,
+        env: this.baseProcessEnv(),
+        log: (line) => this.log(line),
+        abort: this.phase.signal,
+      });
+      this.resources.push(res);
+    }
+  }
+
+  private hookExecutor(step: Step): Executor | undefined {
+    for (const h of this.resources) {
+      const e = h.executorFor?.(step);
+      if (e) return e;
+    }
+    return undefined;
+  }
+
+  /** Runs a hook call; a hook that throws is a line in the run log, never a changed outcome. */
+  private async guard(what: string, f: () => Promise<void> | undefined): Promise<void> {
+    try {
+      await f();
+    } catch (e) {
+      this.log(`${what} failed: ${(e as Error).message}`);
+    }
+  }
+
+  private async tearDownHooks(): Promise<void> {
+    for (const h of this.resources) await this.guard('run clean-up', () => h.tearDown?.());
+  }
+
+  private async finishHooks(): Promise<void> {
+    await Promise.all(this.notifying);
+    for (const h of this.resources)
+      await this.guard('a run-finished hook', () => h.runFinished?.(this.r));
   }
 
   // ---- handlers and final status --------------------------------------------------------------

@@ -4,6 +4,7 @@ import type { ChildRunner } from '../ports/child-runner.js';
 import type { CommandRunner } from '../ports/command-runner.js';
 import type { ExecutorRegistry } from '../ports/executor.js';
 import type { RunRecorder } from '../ports/recorder.js';
+import type { RunHook } from '../ports/run-hooks.js';
 
 /** What the engine needs from the outside, injected once (STYLE.md section 4). */
 export interface EngineDeps {
@@ -20,4 +21,6 @@ export interface EngineDeps {
   readonly systemEnv: Readonly<Record<string, string>>;
   /** Shell for steps that set none (config `defaultShell`, else $SHELL, else `sh`). */
   readonly defaultShell: string;
+  /** Run-level hooks (DAG-level container, mail notifications); none by default. */
+  readonly runHooks?: readonly RunHook[];
 }

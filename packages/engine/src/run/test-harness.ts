@@ -9,6 +9,7 @@ import {
 } from '@trellis/testkit';
 import { EngineEvents } from '../events.js';
 import type { ChildRunner } from '../ports/child-runner.js';
+import type { RunHook } from '../ports/run-hooks.js';
 import { runDag } from './dag-runner.js';
 
 /** Parses a DAG for a test; fails loudly when the YAML has problems. */
@@ -40,6 +41,7 @@ export const harness = (
     clock?: FakeClock;
     children?: ChildRunner;
     systemEnv?: Record<string, string>;
+    runHooks?: readonly RunHook[];
   } = {},
 ): Harness => {
   const dag = dagOf(yaml);
@@ -76,6 +78,7 @@ export const harness = (
           },
           defaultShell: 'sh',
           ...(opts.children ? { children: opts.children } : {}),
+          ...(opts.runHooks ? { runHooks: opts.runHooks } : {}),
         },
         {
           dag,
