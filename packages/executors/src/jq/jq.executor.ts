@@ -1,0 +1,66 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { ExecContext, ExecutionOutcome, Executor } from '@trellis/engine';
+import { emitOutput, failed, writeText } from '../common/outcome.js';
+import { JQ_WORKER_SOURCE, type JqWorkerReply } from './jq-worker.js';
+
+const jqPath = createRequire(import.meta.url).resolve('jq-wasm');
+
+/** The jq executor's config as the spec package compiles it. */
+interface JqConfig {
+  /** Strings unquoted, like `jq --raw-output`. @default false */
+  readonly raw?: boolean;
+}
+
+/**
+ * `executor: jq` (spec: Executors): `script` is the JSON input, `command` the filter; no filter
+ * formats the JSON (`.`). The real jq C code (jq-wasm, jq 1.8) runs in a worker thread per
+ * execution, so a stop ends even a runaway filter. Each result is printed with a 4-space indent
+ * (peer-behaviour 10), strings unquoted with `raw: true`. A bad filter or input fails the step
+ * with jq's own message and exit code (3 compile error, 5 runtime or parse error).
+ */
+export class JqExecutor implements Executor {
+  async run(ctx: ExecContext): Promise<ExecutionOutcome> {
+    const { step } = ctx;
+    const input = step.script;
+    if (input === undefined)
+      return failed('jq step needs script: the JSON input (command holds the filter)');
+    const filter = (step.cmdWithArgs ?? step.command ?? '').trim() || '.';
+    const config = step.executor.config as JqConfig;
+    const flags = config.raw === true ? ['-r'] : ['--indent', '4'];
+    if (ctx.stop.abort.aborted) return failed('the step was stopped before it started');
+
+    const reply = await runInWorker({ jqPath, input, filter, flags }, ctx.stop.abort);
+    if (reply === 'stopped') return { exitCode: null, signal: ctx.stop.signal };
+    if ('crash' in reply) return failed(`jq could not run: ${reply.crash}`);
+    if (reply.stderr) await writeText(ctx.stderr, `${reply.stderr}\n`);
+    const out = await emitOutput(ctx, reply.stdout === '' ? '' : `${reply.stdout}\n`);
+    if (reply.exitCode !== 0) {
+      const message = reply.stderr.trim().split('\n')[0] ?? '';
+      return { ...failed(message || `jq exited with ${reply.exitCode}`, reply.exitCode), ...out };
+    }
+    return { exitCode: 0, signal: null, ...out };
+  }
+}
+
+/** Runs one jq call in a fresh worker; terminates it when `abort` fires. */
+const runInWorker = (
+  data: { jqPath: string; input: string; filter: string; flags: string[] },
+  abort: AbortSignal,
+): Promise<JqWorkerReply | 'stopped'> =>
+  new Promise((resolve) => {
+    const worker = new Worker(JQ_WORKER_SOURCE, { eval: true, workerData: data });
+    let settled = false;
+    const settle = (r: JqWorkerReply | 'stopped'): void => {
+      if (settled) return;
+      settled = true;
+      abort.removeEventListener('abort', onAbort);
+      resolve(r);
+      void worker.terminate();
+    };
+    const onAbort = (): void => settle('stopped');
+    abort.addEventListener('abort', onAbort, { once: true });
+    worker.once('message', (m: JqWorkerReply) => settle(m));
+    worker.once('error', (e) => settle({ crash: e.message }));
+    worker.once('exit', (code) => settle({ crash: `the jq worker exited with ${code}` }));
+  });
