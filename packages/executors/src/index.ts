@@ -6,3 +6,4 @@ export { ShellExecutor, type ShellExecutorDeps } from './shell/shell.executor.js
 export { planShellInvocation, type ShellInvocation } from './shell/shell-invocation.js';
 export { ShellCommandRunner } from './command/shell-command-runner.js';
 export { JqExecutor } from './jq/jq.executor.js';
+export { HttpExecutor } from './http/http.executor.js';
