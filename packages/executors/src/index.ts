@@ -7,3 +7,4 @@ export { planShellInvocation, type ShellInvocation } from './shell/shell-invocat
 export { ShellCommandRunner } from './command/shell-command-runner.js';
 export { JqExecutor } from './jq/jq.executor.js';
 export { HttpExecutor } from './http/http.executor.js';
+export { SshExecutor, type SshExecutorOptions } from './ssh/ssh.executor.js';
