@@ -1,0 +1,129 @@
+import * as grpc from '@grpc/grpc-js';
+import type { Clock } from '@trellis/core';
+import { coordinatorService } from '../proto/load-proto.js';
+import { channelCredentials, type TlsFiles } from '../server/credentials.js';
+import type {
+  CancelAck,
+  CancelRequest,
+  ClaimRequest,
+  ClaimResponse,
+  HeartbeatRequest,
+  HeartbeatResponse,
+  LogAck,
+  LogChunk,
+  StatusAck,
+  StatusReport,
+  WatchRequest,
+  WorkerCommand,
+} from '../wire/messages.js';
+
+/** Options of a coordinator client. */
+export interface CoordinatorClientOptions {
+  /** `host:port` of the coordinator (its advertise address). */
+  readonly address: string;
+  readonly tls?: TlsFiles;
+  /** For call deadlines. */
+  readonly clock: Clock;
+  /** Deadline of each unary call. @default 5000 */
+  readonly callTimeoutMs?: number;
+}
+
+type UnaryFn<Req, Res> = (
+  req: Req,
+  options: grpc.CallOptions,
+  cb: (e: grpc.ServiceError | null, res: Res) => void,
+) => grpc.ClientUnaryCall;
+
+interface RawClient extends grpc.Client {
+  Heartbeat: UnaryFn<HeartbeatRequest, HeartbeatResponse>;
+  ClaimRun: UnaryFn<ClaimRequest, ClaimResponse>;
+  ReportStatus: UnaryFn<StatusReport, StatusAck>;
+  CancelRun: UnaryFn<CancelRequest, CancelAck>;
+  StreamLogs(
+    options: grpc.CallOptions,
+    cb: (e: grpc.ServiceError | null, res: LogAck) => void,
+  ): grpc.ClientWritableStream<LogChunk>;
+  WatchCommands(req: WatchRequest): grpc.ClientReadableStream<WorkerCommand>;
+}
+
+/**
+ * A worker's (or a tool's) connection to the coordinator: promise-returning calls with a
+ * deadline. Failures reject with the grpc-js error (`code` tells UNAVAILABLE from the rest);
+ * the caller decides about retries.
+ */
+export class CoordinatorClient {
+  readonly #raw: RawClient;
+  readonly #timeout: number;
+  readonly #clock: Clock;
+
+  constructor(opts: CoordinatorClientOptions) {
+    const Ctor = coordinatorService();
+    this.#raw = new Ctor(opts.address, channelCredentials(opts.tls), {
+      'grpc.max_send_message_length': 64 * 1024 * 1024,
+      'grpc.initial_reconnect_backoff_ms': 200,
+      'grpc.max_reconnect_backoff_ms': 2_000,
+    }) as unknown as RawClient;
+    this.#timeout = opts.callTimeoutMs ?? 5_000;
+    this.#clock = opts.clock;
+  }
+
+  #deadline(factor: number): number {
+    return this.#clock.now().getTime() + factor * this.#timeout;
+  }
+
+  #unary<Req, Res>(fn: UnaryFn<Req, Res>, req: Req): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      fn.call(this.#raw, req, { deadline: this.#deadline(1) }, (e, res) =>
+        e ? reject(e) : resolve(res),
+      );
+    });
+  }
+
+  heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
+    return this.#unary(this.#raw.Heartbeat, req);
+  }
+
+  claim(req: ClaimRequest): Promise<ClaimResponse> {
+    return this.#unary(this.#raw.ClaimRun, req);
+  }
+
+  report(req: StatusReport): Promise<StatusAck> {
+    return this.#unary(this.#raw.ReportStatus, req);
+  }
+
+  cancel(req: CancelRequest): Promise<CancelAck> {
+    return this.#unary(this.#raw.CancelRun, req);
+  }
+
+  /** Sends a batch of log chunks on one client stream; resolves with the files' new sizes. */
+  sendLogs(chunks: readonly LogChunk[]): Promise<LogAck> {
+    return new Promise((resolve, reject) => {
+      const stream = this.#raw.StreamLogs({ deadline: this.#deadline(4) }, (e, res) =>
+        e ? reject(e) : resolve(res),
+      );
+      stream.on('error', () => undefined); // reported through the callback
+      for (const c of chunks) stream.write(c);
+      stream.end();
+    });
+  }
+
+  /** Opens the command stream (cancel/drop pushed by the coordinator). */
+  watchCommands(req: WatchRequest): grpc.ClientReadableStream<WorkerCommand> {
+    return this.#raw.WatchCommands(req);
+  }
+
+  close(): void {
+    this.#raw.close();
+  }
+}
+
+/** True for errors that mean "the coordinator is not reachable now" (retry later). */
+export const isUnavailable = (e: unknown): boolean => {
+  const code = (e as { code?: number } | null)?.code;
+  return (
+    code === grpc.status.UNAVAILABLE ||
+    code === grpc.status.DEADLINE_EXCEEDED ||
+    code === grpc.status.CANCELLED ||
+    code === grpc.status.UNKNOWN
+  );
+};

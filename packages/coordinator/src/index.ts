@@ -1,0 +1,24 @@
+export {
+  ANY_QUEUE,
+  canonicalSelector,
+  matchesSelector,
+  parseLabels,
+  selectorOfQueue,
+  type Labels,
+} from './registry/selector.js';
+export { HEALTHY_MS, UNHEALTHY_MS, WorkerHealth, healthOf } from './registry/worker-health.js';
+export {
+  WorkerRegistry,
+  type RunningTask,
+  type WorkerEntry,
+  type WorkerView,
+} from './registry/worker-registry.js';
+export { Coordinator, type ComponentState, type CoordinatorDeps } from './server/coordinator.js';
+export type { CoordinatorStore, RootScope } from './server/coordinator-store.js';
+export { isTlsEnabled, type TlsFiles } from './server/credentials.js';
+export {
+  CoordinatorClient,
+  isUnavailable,
+  type CoordinatorClientOptions,
+} from './client/coordinator-client.js';
+export type * from './wire/messages.js';

@@ -1,0 +1,132 @@
+import type { Labels } from './selector.js';
+import { matchesSelector } from './selector.js';
+import { healthOf, WorkerHealth } from './worker-health.js';
+
+/** A run a worker reports as executing (spec: Worker `running_tasks`). */
+export interface RunningTask {
+  readonly dagName: string;
+  readonly dagRunId: string;
+  readonly rootDagRunName: string;
+  readonly rootDagRunId: string;
+  /** `''` for a top-level run. */
+  readonly parentDagRunName: string;
+  readonly parentDagRunId: string;
+  readonly startedAt: string;
+}
+
+/** What the coordinator knows of one worker. */
+export interface WorkerEntry {
+  readonly id: string;
+  labels: Labels;
+  capacity: number;
+  lastHeartbeat: Date;
+  runningTasks: RunningTask[];
+  incarnation: string;
+  /** False while the worker drains (SIGTERM) and takes no new runs. */
+  accepting: boolean;
+}
+
+/** A worker as `GET /workers` shows it (domain form: the api maps it to snake_case). */
+export interface WorkerView {
+  readonly id: string;
+  readonly labels: Labels;
+  readonly health: WorkerHealth;
+  readonly lastHeartbeat: Date;
+  readonly runningTasks: readonly RunningTask[];
+  readonly capacity: number;
+}
+
+/** Workers unhealthy for this long are forgotten (they no longer show in `GET /workers`). */
+export const FORGET_AFTER_MS = 10 * 60_000;
+
+/**
+ * The in-memory worker registry of a coordinator: the last heartbeat of each worker. Health is
+ * computed on read from heartbeat age, never stored.
+ */
+export class WorkerRegistry {
+  readonly #workers = new Map<string, WorkerEntry>();
+
+  /**
+   * Records a heartbeat. Returns what changed for capacity: `joined` (new, back from
+   * unhealthy, or a new incarnation) or `grew` (more capacity or accepting again).
+   */
+  heartbeat(
+    hb: Omit<WorkerEntry, 'lastHeartbeat'>,
+    now: Date,
+  ): { joined: boolean; grew: boolean; previous: WorkerEntry | undefined } {
+    const prev = this.#workers.get(hb.id);
+    const joined =
+      prev === undefined ||
+      healthOf(prev.lastHeartbeat, now) === WorkerHealth.Unhealthy ||
+      prev.incarnation !== hb.incarnation;
+    const grew =
+      prev !== undefined &&
+      (hb.capacity > prev.capacity ||
+        (hb.accepting && !prev.accepting) ||
+        hb.runningTasks.length < prev.runningTasks.length);
+    const previous = prev ? { ...prev } : undefined;
+    this.#workers.set(hb.id, { ...hb, lastHeartbeat: now });
+    return { joined, grew, previous };
+  }
+
+  /** Marks a worker known without a heartbeat yet (its runs were found in the store at start). */
+  assume(id: string, since: Date): void {
+    if (this.#workers.has(id)) return;
+    this.#workers.set(id, {
+      id,
+      labels: {},
+      capacity: 0,
+      lastHeartbeat: since,
+      runningTasks: [],
+      incarnation: '',
+      accepting: false,
+    });
+  }
+
+  get(id: string): WorkerEntry | undefined {
+    return this.#workers.get(id);
+  }
+
+  healthOf(id: string, now: Date): WorkerHealth | undefined {
+    const w = this.#workers.get(id);
+    return w ? healthOf(w.lastHeartbeat, now) : undefined;
+  }
+
+  /** Every known worker, sorted by id, with its health at `now`. */
+  list(now: Date): WorkerView[] {
+    return [...this.#workers.values()]
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((w) => ({
+        id: w.id,
+        labels: w.labels,
+        health: healthOf(w.lastHeartbeat, now),
+        lastHeartbeat: w.lastHeartbeat,
+        runningTasks: w.runningTasks,
+        capacity: w.capacity,
+      }));
+  }
+
+  /** Healthy workers that take work and whose labels satisfy `selector`. */
+  eligible(selector: Labels, now: Date): WorkerEntry[] {
+    return [...this.#workers.values()].filter(
+      (w) =>
+        w.accepting &&
+        healthOf(w.lastHeartbeat, now) === WorkerHealth.Healthy &&
+        matchesSelector(w.labels, selector),
+    );
+  }
+
+  /** Workers whose last heartbeat is older than `ms`. */
+  silentFor(ms: number, now: Date): WorkerEntry[] {
+    const cutoff = now.getTime() - ms;
+    return [...this.#workers.values()].filter((w) => w.lastHeartbeat.getTime() < cutoff);
+  }
+
+  forget(id: string): void {
+    this.#workers.delete(id);
+  }
+
+  get size(): number {
+    return this.#workers.size;
+  }
+}

@@ -1,0 +1,77 @@
+import type { RunRef } from '@trellis/spec';
+import type { Labels } from '../registry/selector.js';
+
+/** A run the coordinator dispatched, or one a worker executes. */
+export interface RemoteRun {
+  readonly ref: RunRef;
+  readonly root: RunRef;
+  /** The worker executing it; undefined while it waits on its dispatch queue. */
+  workerId: string | undefined;
+  /** The selector of its dispatch queue (for availability). */
+  readonly selector: Labels;
+  /** Highest status report seq applied. */
+  seq: number;
+  /** Stops watching the run's stop requests. */
+  unwatch: () => void;
+  /** A stop was requested; forwarded to the worker until the run ends. */
+  cancelRequested: boolean;
+}
+
+/** `root/run` (a run id is unique under its root). */
+export const runKey = (ref: RunRef, root: RunRef): string =>
+  `${root.name}/${root.dagRunId}/${ref.name}/${ref.dagRunId}`;
+
+/** Runs the coordinator tracks, by {@link runKey}. */
+export class RemoteRuns {
+  readonly #runs = new Map<string, RemoteRun>();
+
+  get(ref: RunRef, root: RunRef): RemoteRun | undefined {
+    return this.#runs.get(runKey(ref, root));
+  }
+
+  add(run: RemoteRun): void {
+    this.#runs.set(runKey(run.ref, run.root), run);
+  }
+
+  remove(ref: RunRef, root: RunRef): RemoteRun | undefined {
+    const key = runKey(ref, root);
+    const run = this.#runs.get(key);
+    if (run) {
+      this.#runs.delete(key);
+      run.unwatch();
+    }
+    return run;
+  }
+
+  /** Runs not yet claimed by a worker. */
+  pending(): RemoteRun[] {
+    return [...this.#runs.values()].filter((r) => r.workerId === undefined);
+  }
+
+  /** Runs a worker executes (children included). */
+  ofWorker(workerId: string): RemoteRun[] {
+    return [...this.#runs.values()].filter((r) => r.workerId === workerId);
+  }
+
+  /** Top-level runs a worker executes (each takes one of its slots). */
+  slotsOf(workerId: string): number {
+    let n = 0;
+    for (const r of this.#runs.values())
+      if (
+        r.workerId === workerId &&
+        r.ref.dagRunId === r.root.dagRunId &&
+        r.ref.name === r.root.name
+      )
+        n++;
+    return n;
+  }
+
+  all(): RemoteRun[] {
+    return [...this.#runs.values()];
+  }
+
+  clear(): void {
+    for (const r of this.#runs.values()) r.unwatch();
+    this.#runs.clear();
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The messages of `proto/coordinator.proto` as grpc-js hands them over (proto-loader with
+ * camelCase fields, 64-bit integers as numbers, defaults filled in).
+ */
+export interface RunRefMsg {
+  name: string;
+  dagRunId: string;
+}
+
+export interface RunningTaskMsg {
+  run: RunRefMsg | null;
+  root: RunRefMsg | null;
+  /** `null` or empty names for a top-level run. */
+  parent: RunRefMsg | null;
+  startedAt: string;
+}
+
+export interface HeartbeatRequest {
+  workerId: string;
+  labels: Record<string, string>;
+  capacity: number;
+  runningTasks: RunningTaskMsg[];
+  incarnation: string;
+  accepting: boolean;
+}
+
+export interface HeartbeatResponse {
+  queues: string[];
+  cancel: RunRefMsg[];
+  drop: RunRefMsg[];
+  logDir: string;
+}
+
+export interface ClaimRequest {
+  workerId: string;
+  run: RunRefMsg | null;
+  root: RunRefMsg | null;
+  host: string;
+  pid: number;
+  processStart: string;
+}
+
+export interface ClaimResponse {
+  granted: boolean;
+  reason: string;
+  recordJson: string;
+  logDir: string;
+  runLogSize: number;
+}
+
+export interface StatusReport {
+  workerId: string;
+  run: RunRefMsg | null;
+  root: RunRefMsg | null;
+  seq: number;
+  recordJson: string;
+  snapshotJson: string;
+}
+
+export interface StatusAck {
+  appliedSeq: number;
+  dropped: boolean;
+}
+
+export interface LogChunk {
+  workerId: string;
+  run: RunRefMsg | null;
+  root: RunRefMsg | null;
+  path: string;
+  offset: number;
+  data: Buffer;
+}
+
+export interface LogAck {
+  files: { path: string; size: number }[];
+}
+
+export interface WatchRequest {
+  workerId: string;
+  incarnation: string;
+}
+
+export type CommandKind = 'KIND_UNSPECIFIED' | 'KIND_CANCEL' | 'KIND_DROP';
+
+export interface WorkerCommand {
+  kind: CommandKind;
+  run: RunRefMsg | null;
+}
+
+export interface CancelRequest {
+  run: RunRefMsg | null;
+  root: RunRefMsg | null;
+}
+
+export interface CancelAck {
+  forwarded: boolean;
+}

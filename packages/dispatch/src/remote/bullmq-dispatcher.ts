@@ -1,0 +1,122 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { RunStatus, type Clock } from '@trellis/core';
+import { canonicalSelector, type Coordinator } from '@trellis/coordinator';
+import type { Dag, DagRunRecord, RunRef } from '@trellis/spec';
+import { DEFAULT_PREFIX, bullQueueName, jobIdOf, queuesKey, type RunJobData } from './job-data.js';
+
+/** A run admission lets start now (the services' RunActivation, structurally). */
+export interface DispatchActivation {
+  readonly record: DagRunRecord;
+  readonly dag: Dag;
+  readonly localDags: readonly Dag[];
+}
+
+export interface BullmqDispatcherDeps {
+  readonly redis: Redis;
+  readonly coordinator: Coordinator;
+  readonly clock: Clock;
+  /** Redis key prefix. @default `trellis` */
+  readonly prefix?: string;
+}
+
+/**
+ * The remote implementation of the services' `RunDispatcher` (ARCHITECTURE.md section 2): a run
+ * goes on the BullMQ queue named after the canonical form of its DAG's `workerSelector` (`any` for
+ * none); the coordinator's registry answers whether a matching worker has a free slot.
+ */
+export class BullmqDispatcher {
+  readonly #deps: BullmqDispatcherDeps;
+  readonly #queues = new Map<string, Queue<RunJobData>>();
+  readonly #prefix: string;
+
+  constructor(deps: BullmqDispatcherDeps) {
+    this.#deps = deps;
+    this.#prefix = deps.prefix ?? DEFAULT_PREFIX;
+  }
+
+  /** Tells the coordinator the queues used before (workers go on consuming them). */
+  async start(): Promise<void> {
+    const names = await this.#deps.redis.smembers(queuesKey(this.#prefix));
+    for (const n of names) this.#deps.coordinator.addQueue(n);
+  }
+
+  availability(selector: Readonly<Record<string, string>>): string | null {
+    return this.#deps.coordinator.availability(selector);
+  }
+
+  async dispatch(activation: RunActivationLike): Promise<void> {
+    const { record, dag, localDags } = activation;
+    const selector = dag.workerSelector;
+    const name = canonicalSelector(selector);
+    this.#deps.coordinator.expect(record, selector);
+    try {
+      await this.#deps.redis.sadd(queuesKey(this.#prefix), name);
+      const data: RunJobData = {
+        record,
+        dag,
+        localDags,
+        dispatchedAt: this.#deps.clock.now().toISOString(),
+      };
+      await this.#queue(name).add('run', data, {
+        jobId: jobIdOf(record),
+        removeOnComplete: true,
+        removeOnFail: { count: 1000 },
+      });
+    } catch (e) {
+      this.#deps.coordinator.unexpect(record, record.root);
+      throw e;
+    }
+  }
+
+  /**
+   * Stops a run: forwarded to its worker, or, while it still waits on its queue, taken off it
+   * and ended cancelled.
+   */
+  async cancel(ref: RunRef, root: RunRef = ref): Promise<void> {
+    const where = this.#deps.coordinator.cancel(ref, root);
+    if (where !== 'pending') return;
+    const jobId = jobIdOf({ ...ref, root });
+    for (const q of this.#queues.values()) {
+      const job = await q.getJob(jobId);
+      if (job) await job.remove().catch(() => undefined); // taken meanwhile: the claim is refused
+    }
+    await this.#deps.coordinator.finishUnclaimed(
+      ref,
+      RunStatus.Cancelled,
+      'stopped before a worker started it',
+      root,
+    );
+  }
+
+  onCapacity(listener: () => void): () => void {
+    return this.#deps.coordinator.onCapacity(listener);
+  }
+
+  /** Jobs waiting per dispatch queue (metrics: per-queue depth). */
+  async depths(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    const names = await this.#deps.redis.smembers(queuesKey(this.#prefix));
+    for (const n of names) out[n] = await this.#queue(n).getWaitingCount();
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#queues.values()].map((q) => q.close()));
+    this.#queues.clear();
+  }
+
+  #queue(name: string): Queue<RunJobData> {
+    let q = this.#queues.get(name);
+    if (!q) {
+      q = new Queue<RunJobData>(bullQueueName(name), {
+        connection: this.#deps.redis,
+        prefix: this.#prefix,
+      });
+      this.#queues.set(name, q);
+    }
+    return q;
+  }
+}
+
+type RunActivationLike = DispatchActivation;

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunStatus, systemClock } from '@trellis/core';
+import { Coordinator } from '@trellis/coordinator';
+import { parseDagFile, type Dag, type DagRunRecord } from '@trellis/spec';
+import { FsRunStore } from '@trellis/store';
+import { BullmqDispatcher } from '../remote/bullmq-dispatcher.js';
+import { createRedis } from '../remote/redis-connection.js';
+import type { PrivateRedis } from './redis-server.js';
+
+/** A coordinator, a dispatcher and a file store in this process, for tests and benchmarks. */
+export interface CoordinatorSide {
+  readonly home: string;
+  readonly store: FsRunStore;
+  readonly coordinator: Coordinator;
+  readonly dispatcher: BullmqDispatcher;
+  readonly updates: DagRunRecord[];
+  /** Resolves with the run's record once it is final. */
+  final(dagRunId: string): Promise<DagRunRecord>;
+  /** Creates a run of `yaml`'s DAG in the store and dispatches it. */
+  submit(yaml: string, dagRunId: string): Promise<DagRunRecord>;
+  close(): Promise<void>;
+}
+
+export const parseDag = (yaml: string): { dag: Dag; localDags: Dag[] } => {
+  const f = parseDagFile(yaml);
+  if (!f.valid) throw new Error(f.errors.join('\n'));
+  return { dag: f.main.dag, localDags: f.localDags.map((d) => d.dag) };
+};
+
+export const startCoordinatorSide = async (
+  redis: PrivateRedis,
+  opts: { port?: number; home?: string; prefix?: string } = {},
+): Promise<CoordinatorSide> => {
+  const home = opts.home ?? mkdtempSync(join(tmpdir(), 'trellis-fleet-'));
+  const clock = systemClock;
+  const store = new FsRunStore({
+    dataDir: join(home, 'data'),
+    logDir: join(home, 'logs'),
+    clock,
+  });
+  const updates: DagRunRecord[] = [];
+  const waiters = new Map<string, (r: DagRunRecord) => void>();
+  const coordinator = new Coordinator({
+    store,
+    clock,
+    logDir: join(home, 'logs'),
+    port: opts.port ?? 0,
+    onRunUpdate: (r) => {
+      updates.push(structuredClone(r));
+      if ([2, 3, 4, 6].includes(r.status)) waiters.get(r.dagRunId)?.(r);
+    },
+  });
+  await coordinator.start();
+  const redisConn = createRedis(redis.url);
+  const dispatcher = new BullmqDispatcher({
+    redis: redisConn,
+    coordinator,
+    clock,
+    ...(opts.prefix ? { prefix: opts.prefix } : {}),
+  });
+  await dispatcher.start();
+  return {
+    home,
+    store,
+    coordinator,
+    dispatcher,
+    updates,
+    final: async (id) => {
+      const found = updates.find((u) => u.dagRunId === id && [2, 3, 4, 6].includes(u.status));
+      if (found) return found;
+      return new Promise((resolve) => waiters.set(id, resolve));
+    },
+    submit: async (yaml, dagRunId) => {
+      const { dag, localDags } = parseDag(yaml);
+      const now = clock.now().toISOString();
+      const record: DagRunRecord = {
+        name: dag.name,
+        dagRunId,
+        root: { name: dag.name, dagRunId },
+        status: RunStatus.Running,
+        createdAt: now,
+        queuedAt: now,
+        startedAt: '',
+        finishedAt: '',
+        log: store.runLogPath({ name: dag.name, dagRunId }),
+        params: dag.params.map((p) => ({ name: p.name, value: p.value })),
+        nodes: [],
+        preconditions: [],
+        error: '',
+        owner: { pid: process.pid, host: hostname(), processStart: '', workerId: 'local' },
+        queue: dag.queue ?? dag.name,
+        revision: 0,
+      };
+      await store.createRun(record, { dag, localDags });
+      await dispatcher.dispatch({ record, dag, localDags });
+      return record;
+    },
+    close: async () => {
+      await dispatcher.close();
+      await coordinator.stop();
+      redisConn.disconnect();
+      if (!opts.home) rmSync(home, { recursive: true, force: true });
+    },
+  };
+};

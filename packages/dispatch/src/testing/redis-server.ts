@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A free TCP port on loopback (small race until redis binds it; infra notes section 3). */
+export const freePort = async (): Promise<number> => {
+  const srv = createServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const port = (srv.address() as { port: number }).port;
+  srv.close();
+  await once(srv, 'close');
+  return port;
+};
+
+/** A private redis-server for one test file, never the machine's Redis on 6379. */
+export interface PrivateRedis {
+  readonly url: string;
+  readonly port: number;
+  /** Kills and starts it again on the same port and data dir (append-only file kept). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const startProcess = async (port: number, dir: string): Promise<ChildProcess> => {
+  const p = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--dir',
+      dir,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    p.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    p.once('exit', (code) => reject(new Error(`redis-server exited with ${String(code)}: ${out}`)));
+  });
+  return p;
+};
+
+/** Starts redis-server on a free port with an append-only file (so a restart keeps the jobs). */
+export const startRedis = async (): Promise<PrivateRedis> => {
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-redis-'));
+  const port = await freePort();
+  let proc = await startProcess(port, dir);
+  const kill = async (): Promise<void> => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    proc.kill('SIGKILL');
+    await once(proc, 'exit');
+  };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    restart: async () => {
+      await kill();
+      proc = await startProcess(port, dir);
+    },
+    stop: async () => {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
