@@ -62,6 +62,11 @@ const OWNERS = {
   '@grpc/proto-loader': ['coordinator'],
   express: ['api'],
   'prom-client': ['api'],
+  '@opentelemetry/api': ['telemetry'],
+  '@opentelemetry/core': ['telemetry'],
+  '@opentelemetry/resources': ['telemetry'],
+  '@opentelemetry/sdk-trace-base': ['telemetry'],
+  '@opentelemetry/exporter-trace-otlp-proto': ['telemetry'],
 };
 const PACKAGES = [
   'core',
@@ -73,6 +78,7 @@ const PACKAGES = [
   'dispatch',
   'coordinator',
   'services',
+  'telemetry',
   'api',
   'cli',
   'web',

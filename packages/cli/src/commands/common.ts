@@ -86,8 +86,17 @@ export const withRuntime = async (
   body: (rt: Runtime) => Promise<ExitCode>,
 ): Promise<ExitCode> => {
   try {
-    const rt = await makeRuntime(io, { home: flags.home, config: flags.config, dags: flags.dags });
-    return await body(rt);
+    const rt = await makeRuntime(
+      io,
+      { home: flags.home, config: flags.config, dags: flags.dags },
+      { inheritTraceparent: true },
+    );
+    try {
+      return await body(rt);
+    } finally {
+      // spans of the command's runs go out before the process exits (bounded by otel.timeout)
+      await rt.tracer.shutdown();
+    }
   } catch (e) {
     if (e instanceof ConfigError) {
       io.err(`trellis ${name}: ${e.message}`);

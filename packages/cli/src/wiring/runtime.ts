@@ -9,7 +9,9 @@ import { EngineEvents } from '@trellis/engine';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
 import { FsDagCatalog, RunService } from '@trellis/services';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
+import { RunTracer } from '@trellis/telemetry';
 import type { CliIo } from '../io.js';
+import { VERSION } from '../version.js';
 
 /** The concrete parts one CLI command works with (the composition root). */
 export interface Runtime {
@@ -18,6 +20,8 @@ export interface Runtime {
   readonly dags: FsDagCatalog;
   readonly runs: RunService;
   readonly events: EngineEvents;
+  /** OpenTelemetry tracing of the runs of DAGs with `otel.enabled`; `shutdown()` before exit. */
+  readonly tracer: RunTracer;
 }
 
 /** The environment as a plain record of defined values. */
@@ -29,8 +33,22 @@ const definedEnv = (env: CliIo['env']): Record<string, string> =>
  * whose owner process died as failed (crash safety: every Trellis process that uses the store
  * checks at start).
  */
-export const makeRuntime = async (io: CliIo, flags: ConfigFlags): Promise<Runtime> => {
+export const makeRuntime = async (
+  io: CliIo,
+  flags: ConfigFlags,
+  opts: {
+    /** Top-level runs continue the TRACEPARENT of this process (foreground CLI commands). */
+    inheritTraceparent?: boolean;
+  } = {},
+): Promise<Runtime> => {
   const { config } = loadConfig({ env: io.env, argv: flags, cwd: io.cwd });
+  const tracer = new RunTracer({
+    serviceVersion: VERSION,
+    warn: (m) => io.err(`warning: ${m}`),
+    ...(opts.inheritTraceparent && io.env.TRACEPARENT
+      ? { inheritedTraceparent: io.env.TRACEPARENT }
+      : {}),
+  });
   const clock = systemClock;
   const store = new FsRunStore({
     dataDir: config.paths.dataDir,
@@ -51,11 +69,12 @@ export const makeRuntime = async (io: CliIo, flags: ConfigFlags): Promise<Runtim
     systemEnv: definedEnv(io.env),
     defaultShell: config.defaultShell || io.env.SHELL || 'sh',
     events,
+    runHooks: [tracer],
   });
   const recovered = await runs.recoverOrphans();
   for (const r of recovered)
     io.err(
       `note: run ${r.dagRunId} of DAG "${r.name}" was left running by a process that died; marked failed`,
     );
-  return { config, store, dags, runs, events };
+  return { config, store, dags, runs, events, tracer };
 };

@@ -139,6 +139,7 @@ export const serve = async (
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   await rt.runs.drain(SHUTDOWN_GRACE_MS);
+  await rt.tracer.shutdown();
   server.closeAllConnections();
   await closed;
   io.out('Trellis stopped');

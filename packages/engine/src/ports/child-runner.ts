@@ -19,6 +19,11 @@ export interface ChildRunRequest {
   readonly workerSelector: Readonly<Record<string, string>>;
   /** Environment of the parent step, passed on to the child's steps. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * W3C trace context (`TRACEPARENT`) of the step that starts the child, when the step is traced:
+   * the child's run continues that trace, so a nested workflow is one trace.
+   */
+  readonly traceparent?: string;
   readonly abort: AbortSignal;
   readonly dryRun: boolean;
 }

@@ -27,6 +27,12 @@ export interface RunResources {
    * runs `docker` steps inside itself); `undefined` keeps the registry's.
    */
   executorFor?(step: Step): Executor | undefined;
+  /**
+   * A step or handler node starts executing (it is running, its processes are not started yet).
+   * Returns variables its processes get in addition, e.g. `TRACEPARENT` of the node's span.
+   * Synchronous: it runs on the step's start path.
+   */
+  nodeStarted?(node: NodeRecord): Readonly<Record<string, string>> | undefined;
   /** A step or handler node reached its final status (step `mailOnError`). */
   nodeFinished?(node: NodeRecord): Promise<void>;
   /** Releases what the run acquired (removes the DAG-level container), after the handlers. */

@@ -493,7 +493,7 @@ class DagRunner {
     this.log(`step "${n.step.name}" started`);
     this.setStatus(n, NodeStatus.Running);
     try {
-      const scope = await this.nodeScope(n, logs, extra);
+      const scope = await this.nodeScope(n, logs, { ...this.hookEnv(n), ...extra });
       if (n.step.preconditions.length > 0 && !this.input.dryRun) {
         const { met, results } = await evaluateConditions(
           n.step.preconditions,
@@ -893,6 +893,7 @@ class DagRunner {
       root: this.r.root,
       workerSelector: n.step.workerSelector,
       env: scope.env,
+      ...(scope.env.TRACEPARENT !== undefined ? { traceparent: scope.env.TRACEPARENT } : {}),
       abort: this.phase.signal,
       dryRun: this.input.dryRun ?? false,
     });
@@ -942,6 +943,19 @@ class DagRunner {
       });
       this.resources.push(res);
     }
+  }
+
+  /** Variables the hooks add to a starting node's processes (TRACEPARENT of its span). */
+  private hookEnv(n: NodeRecord): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const h of this.resources) {
+      try {
+        Object.assign(env, h.nodeStarted?.(n));
+      } catch (e) {
+        this.log(`a node-start hook failed: ${(e as Error).message}`);
+      }
+    }
+    return env;
   }
 
   private hookExecutor(step: Step): Executor | undefined {

@@ -23,6 +23,7 @@ import {
   type CommandRunner,
   type EngineEvents,
   type ExecutorRegistry,
+  type RunHook,
   type RunRecorder,
 } from '@trellis/engine';
 import {
@@ -48,6 +49,8 @@ export interface RunServiceDeps {
   readonly systemEnv: Readonly<Record<string, string>>;
   readonly defaultShell: string;
   readonly events?: EngineEvents;
+  /** Run hooks of the engine (tracing, DAG-level container, mail). @default [] */
+  readonly runHooks?: readonly RunHook[];
 }
 
 export interface StartRequest {
@@ -435,6 +438,7 @@ export class RunService implements ChildRunner {
       dagRunId: req.dagRunId,
       params: this.resolveParams(dag, req.params, false),
       parent: req.parent,
+      ...(req.traceparent !== undefined ? { traceparent: req.traceparent } : {}),
       root: req.root,
       stop: req.abort,
       dryRun: req.dryRun,
@@ -495,6 +499,7 @@ export class RunService implements ChildRunner {
       params: { name: string; value: string }[];
       nodes?: DagRunRecord['nodes'];
       parent?: RunRef;
+      traceparent?: string;
       root?: RunRef;
       stop?: AbortSignal;
       dryRun: boolean;
@@ -522,6 +527,7 @@ export class RunService implements ChildRunner {
       owner: this.deps.processes.owner,
       queue: dag.queue ?? dag.name,
       revision: 0,
+      ...(o.traceparent !== undefined ? { traceparent: o.traceparent } : {}),
     };
     const recorder = o.dryRun
       ? dryRecorder(o.onLog ?? (() => undefined))
@@ -552,6 +558,7 @@ export class RunService implements ChildRunner {
         ...(this.deps.events ? { events: this.deps.events } : {}),
         systemEnv: this.deps.systemEnv,
         defaultShell: this.deps.defaultShell,
+        ...(this.deps.runHooks ? { runHooks: this.deps.runHooks } : {}),
       },
       {
         dag,

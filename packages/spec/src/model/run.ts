@@ -97,6 +97,11 @@ export interface DagRunRecord {
   queue: string;
   /** Increases on every save; readers keep the highest. */
   revision: number;
+  /**
+   * W3C trace context of the span that started this run (a traced parent step); its run span
+   * continues that trace. Absent when the run is not part of a trace.
+   */
+  traceparent?: string;
 }
 
 /** The run's handler nodes by their record key. */

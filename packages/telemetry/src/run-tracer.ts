@@ -1,0 +1,280 @@
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import { NodeStatus, RunStatus, nodeStatusLabel, runStatusLabel } from '@trellis/core';
+import type { RunHook, RunHookContext, RunResources } from '@trellis/engine';
+import {
+  HANDLER_RECORD_KEYS,
+  type DagRunRecord,
+  type NodeRecord,
+  type OtelSpec,
+} from '@trellis/spec';
+import {
+  createPipeline,
+  otlpProtoExporter,
+  pipelineKey,
+  type ExportPipeline,
+  type ExporterFactory,
+} from './export-pipeline.js';
+import { Attr } from './span-attributes.js';
+import { formatTraceparent, parseTraceparent } from './traceparent.js';
+
+/** Options of {@link RunTracer}. */
+export interface RunTracerOptions {
+  /** Where export problems go (a dead collector): logged, never fatal. */
+  readonly warn: (message: string) => void;
+  /** `service.version` of the resource. */
+  readonly serviceVersion: string;
+  /**
+   * The `TRACEPARENT` this process was started with (a traced CI job running `trellis start`, or
+   * a step of another traced run): top-level runs continue that trace. @default none
+   */
+  readonly inheritedTraceparent?: string;
+  /** Builds exporters; @default the OTLP HTTP/protobuf exporter */
+  readonly exporterFor?: ExporterFactory;
+  /** Delay between batch exports in ms. @default 1000 */
+  readonly batchDelayMs?: number;
+}
+
+/** A traced run in this process. */
+interface TracedRun {
+  readonly otel: OtelSpec;
+  readonly pipeline: ExportPipeline;
+  readonly span: Span;
+  readonly context: Context;
+  /** Open step spans by node name. */
+  readonly steps: Map<string, Span>;
+}
+
+const runKey = (r: Pick<DagRunRecord, 'root' | 'dagRunId'>): string =>
+  `${r.root.dagRunId}/${r.dagRunId}`;
+
+const timeOf = (iso: string): Date | undefined => {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+};
+
+/**
+ * OpenTelemetry tracing of DAG runs (spec: root field `otel`), as a run hook of the engine: a span
+ * per run, a child span per step and handler, `TRACEPARENT` for step processes, and child DAG runs
+ * in the parent step's trace (the engine passes the step's TRACEPARENT to the child run, which
+ * keeps it in its record).
+ *
+ * A run is traced when its DAG sets `otel.enabled: true`; a child run whose DAG has no `otel`
+ * inherits its parent's setting, so a nested workflow is one trace. Spans are exported in
+ * batches in the background; a dead collector is reported through `warn` and never fails, slows
+ * or blocks a run.
+ */
+export class RunTracer implements RunHook {
+  readonly #opts: RunTracerOptions;
+  readonly #runs = new Map<string, TracedRun>();
+  readonly #pipelines = new Map<string, ExportPipeline>();
+  /** Settings whose endpoint was reported unusable (once each). */
+  readonly #reported = new Set<string>();
+
+  constructor(opts: RunTracerOptions) {
+    this.#opts = opts;
+  }
+
+  /** Starts the run's span; returns the step callbacks (none when the run is not traced). */
+  setUp(ctx: RunHookContext): Promise<RunResources> {
+    try {
+      return Promise.resolve(this.#setUp(ctx));
+    } catch (e) {
+      // Tracing must never fail a run.
+      ctx.log(`tracing is off for this run: ${(e as Error).message}`);
+      return Promise.resolve({});
+    }
+  }
+
+  #setUp(ctx: RunHookContext): RunResources {
+    const r = ctx.record;
+    const parent = r.parent
+      ? this.#runs.get(runKey({ root: r.root, dagRunId: r.parent.dagRunId }))
+      : undefined;
+    const otel = ctx.dag.otel ?? parent?.otel;
+    if (!otel?.enabled || otel.endpoint === undefined) return {};
+    const pipeline = this.#pipelineFor(otel, (line) => ctx.log(line));
+    if (!pipeline) return {};
+
+    const traceparent = r.traceparent ?? (r.parent ? undefined : this.#opts.inheritedTraceparent);
+    const remote = parseTraceparent(traceparent);
+    const parentContext = remote
+      ? trace.setSpanContext(ROOT_CONTEXT, {
+          traceId: remote.traceId,
+          spanId: remote.spanId,
+          traceFlags: remote.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+          isRemote: true,
+        })
+      : ROOT_CONTEXT;
+    const span = pipeline.tracer.startSpan(
+      `run ${r.name}`,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: timeOf(r.startedAt) ?? new Date(),
+        attributes: {
+          [Attr.DagName]: r.name,
+          [Attr.RunId]: r.dagRunId,
+          [Attr.RootRunId]: r.root.dagRunId,
+          ...(r.parent ? { [Attr.ParentRunId]: r.parent.dagRunId } : {}),
+        },
+      },
+      parentContext,
+    );
+    const run: TracedRun = {
+      otel,
+      pipeline,
+      span,
+      context: trace.setSpan(parentContext, span),
+      steps: new Map(),
+    };
+    const key = runKey(r);
+    this.#runs.set(key, run);
+    ctx.log(`tracing to ${pipeline.url}: trace id ${span.spanContext().traceId}`);
+    return {
+      nodeStarted: (n) => {
+        const s = this.#stepSpan(run, n, r);
+        return { TRACEPARENT: formatTraceparent(toParent(s)) };
+      },
+      nodeFinished: (n) => {
+        this.#endStep(run, n, r);
+        return Promise.resolve();
+      },
+      runFinished: (final) => {
+        this.#endRun(key, run, final);
+        return Promise.resolve();
+      },
+    };
+  }
+
+  /** The step's span, started now (or at the node's start time) if it is not open yet. */
+  #stepSpan(run: TracedRun, n: NodeRecord, r: DagRunRecord): Span {
+    const open = run.steps.get(n.step.name);
+    if (open) return open;
+    const handler = HANDLER_RECORD_KEYS.some((k) => r[k] === n);
+    const span = run.pipeline.tracer.startSpan(
+      `step ${n.step.name}`,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: timeOf(n.startedAt) ?? timeOf(n.finishedAt) ?? new Date(),
+        attributes: {
+          [Attr.DagName]: r.name,
+          [Attr.RunId]: r.dagRunId,
+          [Attr.StepName]: n.step.name,
+          [Attr.StepHandler]: handler,
+        },
+      },
+      run.context,
+    );
+    run.steps.set(n.step.name, span);
+    return span;
+  }
+
+  #endStep(run: TracedRun, n: NodeRecord, r: DagRunRecord): void {
+    // A node skipped or cancelled before it started gets a span of zero length.
+    const span = this.#stepSpan(run, n, r);
+    run.steps.delete(n.step.name);
+    span.setAttributes({
+      [Attr.StepStatus]: nodeStatusLabel[n.status],
+      [Attr.StepStatusCode]: n.status,
+      [Attr.StepRetryCount]: n.retryCount,
+      ...(n.exitCode !== undefined ? { [Attr.StepExitCode]: n.exitCode } : {}),
+    });
+    if (n.status === NodeStatus.Failed)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: n.error });
+    else if (n.status === NodeStatus.Succeeded || n.status === NodeStatus.PartiallySucceeded)
+      span.setStatus({ code: SpanStatusCode.OK });
+    span.end(timeOf(n.finishedAt) ?? new Date());
+  }
+
+  #endRun(key: string, run: TracedRun, r: DagRunRecord): void {
+    const end = timeOf(r.finishedAt) ?? new Date();
+    for (const s of run.steps.values()) s.end(end);
+    run.steps.clear();
+    run.span.setAttributes({
+      [Attr.RunStatus]: runStatusLabel[r.status],
+      [Attr.RunStatusCode]: r.status,
+    });
+    if (r.status === RunStatus.Failed)
+      run.span.setStatus({ code: SpanStatusCode.ERROR, message: r.error || 'run failed' });
+    else if (r.status === RunStatus.Succeeded || r.status === RunStatus.PartiallySucceeded)
+      run.span.setStatus({ code: SpanStatusCode.OK });
+    run.span.end(end);
+    this.#runs.delete(key);
+  }
+
+  #pipelineFor(otel: OtelSpec, log: (line: string) => void): ExportPipeline | undefined {
+    const key = pipelineKey(otel);
+    const known = this.#pipelines.get(key);
+    if (known) return known;
+    const made = createPipeline(otel, {
+      serviceVersion: this.#opts.serviceVersion,
+      warn: this.#opts.warn,
+      exporterFor: this.#opts.exporterFor ?? otlpProtoExporter,
+      batchDelayMs: this.#opts.batchDelayMs ?? 1000,
+    });
+    if ('problem' in made) {
+      log(`tracing is off for this run: ${made.problem}`);
+      if (!this.#reported.has(key)) {
+        this.#reported.add(key);
+        this.#opts.warn(made.problem);
+      }
+      return undefined;
+    }
+    this.#pipelines.set(key, made);
+    return made;
+  }
+
+  /** Sends every finished span now; waits at most each collector's `otel.timeout`. */
+  async forceFlush(): Promise<void> {
+    await Promise.all(
+      [...this.#pipelines.values()].map((p) =>
+        bounded(p.provider.forceFlush(), p.timeoutMs).catch(() => undefined),
+      ),
+    );
+  }
+
+  /**
+   * Flushes and closes every exporter (at process exit); waits at most each collector's
+   * `otel.timeout`, then gives up on what was not sent.
+   */
+  async shutdown(): Promise<void> {
+    const all = [...this.#pipelines.values()];
+    this.#pipelines.clear();
+    await Promise.all(
+      all.map((p) => bounded(p.provider.shutdown(), p.timeoutMs).catch(() => undefined)),
+    );
+  }
+}
+
+const toParent = (s: Span): { traceId: string; spanId: string; sampled: boolean } => {
+  const c = s.spanContext();
+  return {
+    traceId: c.traceId,
+    spanId: c.spanId,
+    sampled: (c.traceFlags & 1) === 1, // W3C flag bit 0: sampled
+  };
+};
+
+/** `p`, or a resolution after `ms` (the timer does not keep the process alive). */
+const bounded = (p: Promise<void>, ms: number): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    t.unref();
+    p.then(
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      (e: unknown) => {
+        clearTimeout(t);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
