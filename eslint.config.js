@@ -6,7 +6,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const TS = ['**/*.ts', '**/*.mts', '**/*.cts'];
+const TS = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'];
 const JS = ['**/*.js', '**/*.mjs', '**/*.cjs'];
 const TESTS = [
   '**/*.test.ts',
@@ -219,6 +219,13 @@ export default defineConfig(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
       ],
     },
+  },
+
+  // The web UI runs in the browser (packages/web: React, built by Vite).
+  {
+    name: 'trellis/web-browser',
+    files: ['packages/web/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
   },
 
   // Plain JS (bin/, bench/, this file): no type information.

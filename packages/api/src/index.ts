@@ -60,3 +60,5 @@ export {
 export { dagRoutes } from './routes/dags.routes.js';
 export * from './wire/dag.schema.js';
 export { API_ROUTE_TABLES, renderApiDocument } from './routes/all-routes.js';
+export { createWebRouter, type WebOptions } from './web/serve-web.js';
+export { renderIndexHtml, type WebBootConfig } from './web/web-page.js';

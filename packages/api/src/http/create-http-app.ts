@@ -6,6 +6,7 @@ import type { OpenApiDocument } from '../openapi/openapi-document.js';
 import { openApiRoutes } from '../openapi/openapi.routes.js';
 import { createRemoteNodeProxy } from '../remote/remote-node-proxy.js';
 import { systemRoutes } from '../routes/system.routes.js';
+import { createWebRouter, type WebOptions } from '../web/serve-web.js';
 import { mountRoutes, type Route } from './define-routes.js';
 import type { HttpDeps } from './deps.js';
 
@@ -18,6 +19,8 @@ export interface HttpAppOptions {
   readonly basePath?: string;
   /** `config.remoteNodes`: where `remoteNode=<name>` requests are forwarded. @default `[]` */
   readonly remoteNodes?: readonly RemoteNodeConfig[];
+  /** The web UI, served at `<basePath>/`; absent (`server.headless`) = the API only. */
+  readonly web?: WebOptions;
 }
 
 /**
@@ -69,6 +72,13 @@ export const createHttpApp = (
       ),
     );
   });
+  if (opts.web) {
+    app.use(
+      base || '/',
+      createWebRouter(opts.web, { basePath: base, version: deps.version, auth: deps.auth }),
+    );
+    if (base) app.get('/', (_req, res) => res.redirect(`${base}/`));
+  }
   app.use(errorMiddleware(deps.log));
   return app;
 };

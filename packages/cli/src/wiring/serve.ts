@@ -14,6 +14,7 @@ import { RunStatus, systemClock, type ConfigFlags } from '@trellis/core';
 import { FsDagDefinitions } from '@trellis/services';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
+import { findWebRoot } from './web-root.js';
 import { makeRuntime } from './runtime.js';
 
 /** How long runs may go on after SIGTERM before they are stopped. */
@@ -101,9 +102,14 @@ export const serve = async (
     metricsPrivate: !config.server.metricsPublic,
     queueConfig: config.queues,
   };
+  // The web UI unless `server.headless`; an unbuilt UI answers 503 saying how to build it.
+  const web = config.server.headless ? undefined : findWebRoot();
+  if (web && !web.built)
+    io.err(`warning: the web UI is not built (${web.root}): run "pnpm build" to serve it`);
   const app = createHttpApp(deps, API_ROUTE_TABLES, {
     basePath: config.server.basePath,
     remoteNodes: config.remoteNodes,
+    ...(web ? { web: { root: web.root, authMode: config.auth.mode } } : {}),
   });
   const server = app.listen(config.server.port, config.server.host);
   try {

@@ -1,0 +1,35 @@
+import { createContext, useContext } from 'react';
+import type { ApiClient } from './api/client';
+import type { CredentialStore } from './api/credentials';
+import type { Session } from './api/types';
+import type { BootConfig } from './boot-config';
+
+/** What every page needs: the API, the boot config, and what the caller may do. */
+export interface AppValue {
+  readonly api: ApiClient;
+  readonly boot: BootConfig;
+  readonly credentials: CredentialStore;
+  readonly session: Session;
+  /** Re-read the session (after a login or logout). */
+  refreshSession: () => void;
+  /** Show a short message at the bottom of the screen. */
+  toast: (message: string, tone?: 'ok' | 'error') => void;
+}
+
+export const AppContext = createContext<AppValue | undefined>(undefined);
+
+export const useApp = (): AppValue => {
+  const v = useContext(AppContext);
+  if (!v) throw new Error('useApp outside AppContext');
+  return v;
+};
+
+/** True when the caller holds `permission` (`dags:write`, `runs:write`). */
+export const useCan = (permission: string): boolean => {
+  const { session } = useApp();
+  return session.permissions.includes(permission);
+};
+
+/** The tooltip of a control the caller's role may not use. */
+export const deniedTitle = (session: Session, what: string): string =>
+  `${session.name || 'You'} (role ${session.role || 'none'}) may not ${what}`;

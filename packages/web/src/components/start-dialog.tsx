@@ -1,0 +1,128 @@
+import { useEffect, useState } from 'react';
+import { type ApiError, seg } from '../api/client';
+import type { DagDetailsResponse } from '../api/types';
+import { useApp } from '../app-context';
+import { useRouter } from '../router';
+import { Dialog } from './dialog';
+import { ErrorBox } from './error-box';
+
+/**
+ * Start or enqueue a DAG with parameters and an optional run id. The DAG's
+ * `runConfig.disableParamEdit` / `disableRunIdEdit` make those fields read-only.
+ */
+export const StartDialog = ({
+  fileName,
+  mode,
+  onClose,
+}: {
+  fileName: string;
+  mode: 'start' | 'enqueue';
+  onClose: () => void;
+}) => {
+  const { api, toast } = useApp();
+  const router = useRouter();
+  const [details, setDetails] = useState<DagDetailsResponse>();
+  const [params, setParams] = useState('');
+  const [runId, setRunId] = useState('');
+  const [queue, setQueue] = useState('');
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    api
+      .get<DagDetailsResponse>(`/dags/${seg(fileName)}`)
+      .then((d) => {
+        setDetails(d);
+        setParams(d.dag.defaultParams);
+      })
+      .catch((e: unknown) => setError(e as ApiError));
+  }, [api, fileName]);
+
+  const rc = details?.dag.runConfig;
+  const submit = async () => {
+    if (!details) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      const body: Record<string, string> = {};
+      if (!rc?.disableParamEdit && params.trim() !== '') body.params = params;
+      if (!rc?.disableRunIdEdit && runId.trim() !== '') body.dagRunId = runId.trim();
+      if (mode === 'enqueue' && queue.trim() !== '') body.queue = queue.trim();
+      const res = await api.post<{ dagRunId: string }>(`/dags/${seg(fileName)}/${mode}`, body);
+      toast(`${mode === 'start' ? 'Started' : 'Enqueued'} ${details.dag.name} (${res.dagRunId})`);
+      onClose();
+      router.navigate(`/runs/${seg(details.dag.name)}/${seg(res.dagRunId)}`);
+    } catch (e) {
+      setError(e as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const verb = mode === 'start' ? 'Start' : 'Enqueue';
+  return (
+    <Dialog
+      title={`${verb} ${details?.dag.name ?? fileName}`}
+      onClose={onClose}
+      footer={
+        <>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="primary"
+            disabled={!details || busy}
+            onClick={() => void submit()}
+          >
+            {busy ? `${verb}ing…` : verb}
+          </button>
+        </>
+      }
+    >
+      {error && <ErrorBox error={error} what={mode === 'start' ? 'starting' : 'enqueueing'} />}
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <label>
+          Parameters
+          <textarea
+            name="params"
+            rows={3}
+            value={params}
+            onChange={(e) => setParams(e.target.value)}
+            readOnly={rc?.disableParamEdit ?? false}
+            placeholder='KEY=value "positional" or {"KEY":"value"}'
+          />
+          {rc?.disableParamEdit && <small>This DAG does not allow editing its parameters.</small>}
+        </label>
+        <label>
+          Run id (optional)
+          <input
+            name="dagRunId"
+            value={runId}
+            onChange={(e) => setRunId(e.target.value)}
+            disabled={rc?.disableRunIdEdit ?? false}
+            placeholder="generated when empty"
+          />
+          {rc?.disableRunIdEdit && <small>This DAG does not allow choosing the run id.</small>}
+        </label>
+        {mode === 'enqueue' && (
+          <label>
+            Queue (optional)
+            <input
+              name="queue"
+              value={queue}
+              onChange={(e) => setQueue(e.target.value)}
+              placeholder={details?.dag.queue || 'the DAG’s own queue'}
+            />
+          </label>
+        )}
+      </form>
+    </Dialog>
+  );
+};

@@ -1,0 +1,61 @@
+import type { Health } from '../api/types';
+import { useApp } from '../app-context';
+import { formatDuration } from '../lib/time';
+import { usePoll } from '../lib/use-poll';
+
+/** `name value` of one unlabelled sample in Prometheus text, or undefined. */
+export const metricValue = (text: string, name: string): number | undefined => {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : undefined;
+};
+
+/** Health, version, uptime and the scheduler's state, in the sidebar. */
+export const SystemPanel = () => {
+  const { api } = useApp();
+  const health = usePoll(
+    () =>
+      api.get<Health>('/health').catch((e: unknown) => {
+        throw e;
+      }),
+    [],
+  );
+  const metrics = usePoll(async () => {
+    const res = await fetch(api.url('/metrics'), { credentials: 'omit' });
+    return res.ok ? await res.text() : '';
+  }, []);
+  const h = health.data;
+  const scheduler = metrics.data ? metricValue(metrics.data, 'svc_scheduler_running') : undefined;
+  const running = metrics.data
+    ? metricValue(metrics.data, 'svc_dag_runs_currently_running')
+    : undefined;
+  const queued = metrics.data ? metricValue(metrics.data, 'svc_dag_runs_queued_total') : undefined;
+  return (
+    <div className="system" aria-label="System">
+      <div>
+        <span
+          className={`dot ${h?.status === 'healthy' ? 'ok' : health.error || h ? 'bad' : ''}`}
+        />
+        {h
+          ? h.status === 'healthy'
+            ? 'Healthy'
+            : `Unhealthy: ${h.error ?? ''}`
+          : health.error
+            ? 'Unreachable'
+            : '…'}
+      </div>
+      {h && (
+        <div className="muted small">
+          v{h.version} · up {formatDuration(h.uptime * 1000)}
+        </div>
+      )}
+      {scheduler !== undefined && (
+        <div className="muted small">Scheduler {scheduler >= 1 ? 'running' : 'off'}</div>
+      )}
+      {running !== undefined && (
+        <div className="muted small">
+          {running} running · {queued ?? 0} queued
+        </div>
+      )}
+    </div>
+  );
+};
