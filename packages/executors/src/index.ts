@@ -8,3 +8,10 @@ export { ShellCommandRunner } from './command/shell-command-runner.js';
 export { JqExecutor } from './jq/jq.executor.js';
 export { HttpExecutor } from './http/http.executor.js';
 export { SshExecutor, type SshExecutorOptions } from './ssh/ssh.executor.js';
+export { MailExecutor } from './mail/mail.executor.js';
+export { MailNotifier } from './mail/mail-notifier.js';
+export {
+  NodemailerTransport,
+  type MailMessage,
+  type MailTransport,
+} from './mail/mail-transport.js';
