@@ -15,3 +15,4 @@ export {
   type MailMessage,
   type MailTransport,
 } from './mail/mail-transport.js';
+export { DockerExecutor, type DockerExecutorOptions } from './docker/docker.executor.js';

@@ -1,0 +1,119 @@
+import type Dockerode from 'dockerode';
+import type { ExecContext, ExecutionOutcome } from '@trellis/engine';
+import { Writable } from 'node:stream';
+import { OutputCapture } from '../shell/output-fan-out.js';
+
+/** Where a container's or an exec's demultiplexed output goes. */
+export interface OutputSinks {
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly capture: OutputCapture | undefined;
+}
+
+/** The step's log streams, with stdout also captured when the engine asked for it. */
+export const sinksFor = (ctx: ExecContext): OutputSinks => {
+  const capture = ctx.captureLimit === undefined ? undefined : new OutputCapture(ctx.captureLimit);
+  const stdout = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      capture?.add(chunk);
+      if (ctx.stdout.write(chunk)) done();
+      else ctx.stdout.once('drain', () => done());
+    },
+  });
+  const stderr = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      if (ctx.stderr.write(chunk)) done();
+      else ctx.stderr.once('drain', () => done());
+    },
+  });
+  return { stdout, stderr, capture };
+};
+
+/** The captured stdout as outcome fields. */
+export const captured = (s: OutputSinks): Pick<ExecutionOutcome, 'output' | 'outputExceeded'> =>
+  s.capture ? { output: s.capture.text(), outputExceeded: s.capture.exceeded } : {};
+
+/** Resolves when a (multiplexed) docker stream has ended. */
+export const pipeDemuxed = (
+  docker: Dockerode,
+  stream: NodeJS.ReadableStream,
+  sinks: OutputSinks,
+): Promise<void> =>
+  new Promise((resolve) => {
+    docker.modem.demuxStream(stream, sinks.stdout, sinks.stderr);
+    stream.on('end', () => resolve());
+    stream.on('close', () => resolve());
+    stream.on('error', () => resolve());
+  });
+
+/** Variables of the host that must not reach a container, which has its own. */
+const HOST_ONLY = new Set(['PATH', 'HOME', 'SHELL', 'PWD', 'HOSTNAME', 'TMPDIR']);
+
+/** The step environment as `KEY=value` for a container: without the host's own paths. */
+export const containerEnv = (env: Readonly<Record<string, string>>): string[] =>
+  Object.entries(env)
+    .filter(([k]) => !HOST_ONLY.has(k))
+    .map(([k, v]) => `${k}=${v}`);
+
+/** The command a step runs in a container: program and args, or a script through `sh -c`. */
+export const stepCommand = (ctx: ExecContext): string[] | undefined => {
+  const { step } = ctx;
+  if (step.script !== undefined) return [step.shell ?? 'sh', '-c', step.script];
+  if (step.command === undefined || step.command === '') return undefined;
+  return [step.command, ...step.args];
+};
+
+/**
+ * Runs `cmd` in a running container through exec, streaming its output; a stop sends the step's
+ * signal to the exec'd process (by its host pid: the engine runs on the Docker host), then
+ * SIGKILL after the grace period. Returns the exec's exit code.
+ */
+export const execInContainer = async (
+  docker: Dockerode,
+  container: Dockerode.Container,
+  ctx: ExecContext,
+  o: { cmd: string[]; env: string[]; user?: string | undefined; workingDir?: string | undefined },
+): Promise<ExecutionOutcome> => {
+  const exec = await container.exec({
+    Cmd: o.cmd,
+    Env: o.env,
+    AttachStdout: true,
+    AttachStderr: true,
+    ...(o.user ? { User: o.user } : {}),
+    ...(o.workingDir ? { WorkingDir: o.workingDir } : {}),
+  });
+  const sinks = sinksFor(ctx);
+  const stream = await exec.start({ hijack: true, stdin: false });
+  let stopped = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const signalExec = async (signal: NodeJS.Signals): Promise<void> => {
+    try {
+      const { Pid } = await exec.inspect();
+      if (Pid > 0) process.kill(Pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  const onAbort = (): void => {
+    stopped = true;
+    void signalExec(ctx.stop.signal);
+    killTimer = setTimeout(() => void signalExec('SIGKILL'), ctx.stop.graceMs);
+  };
+  if (ctx.stop.abort.aborted) onAbort();
+  else ctx.stop.abort.addEventListener('abort', onAbort, { once: true });
+  try {
+    await pipeDemuxed(docker, stream, sinks);
+  } finally {
+    clearTimeout(killTimer);
+    ctx.stop.abort.removeEventListener('abort', onAbort);
+  }
+  const { ExitCode } = await exec.inspect();
+  if (stopped) return { exitCode: ExitCode, signal: ctx.stop.signal, ...captured(sinks) };
+  return { exitCode: ExitCode ?? null, signal: null, ...captured(sinks) };
+};
+
+/** Docker's error text for an API failure. */
+export const dockerMessage = (e: unknown): string => {
+  const err = e as { json?: { message?: string }; reason?: string; message?: string };
+  return err.json?.message ?? err.message ?? String(e);
+};
