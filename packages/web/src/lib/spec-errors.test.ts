@@ -7,12 +7,14 @@ describe('locateProblems', () => {
       'line 4: steps[0].command: unclosed quote',
       'the file holds no DAG: write at least steps:',
       'line 12:3: bad indentation',
+      'line 5, column 1: YAML syntax error: deficient indentation',
     ]);
     expect(p).toEqual([
       { line: 4, message: 'steps[0].command: unclosed quote' },
       { line: undefined, message: 'the file holds no DAG: write at least steps:' },
       { line: 12, message: 'bad indentation' },
+      { line: 5, message: 'YAML syntax error: deficient indentation' },
     ]);
-    expect([...problemLines(p)]).toEqual([4, 12]);
+    expect([...problemLines(p)]).toEqual([4, 12, 5]);
   });
 });

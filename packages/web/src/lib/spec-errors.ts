@@ -9,7 +9,7 @@ export interface LocatedProblem {
 
 export const locateProblems = (errors: readonly string[]): LocatedProblem[] =>
   errors.map((e) => {
-    const m = /^line (\d+)(?::\d+)?:\s*/.exec(e);
+    const m = /^line (\d+)(?::\d+|, column \d+)?:\s*/.exec(e);
     return m
       ? { line: Number(m[1]), message: e.slice(m[0].length) }
       : { line: undefined, message: e };

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/*
+ * Browser tests of the web UI: the built `trellis start-all` on a free loopback port, driven by
+ * Debian's headless Chromium through playwright-core (scripts/setup.sh installs it). Screenshots
+ * land in test-artifacts/web/ (gitignored).
+ */
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const BIN = join(ROOT, 'packages', 'cli', 'bin', 'trellis.js');
+export const ARTIFACTS = join(ROOT, 'test-artifacts', 'web');
+const CHROMIUM = '/usr/lib/chromium/chromium';
+/** How the server is started: the built binary. */
+const LAUNCH: readonly string[] = [BIN];
+
+export interface Server {
+  readonly url: string;
+  readonly home: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `trellis start-all` with these DAG files and config.yaml text. */
+export const startServer = async (
+  dags: Record<string, string>,
+  configYaml = '',
+): Promise<Server> => {
+  const home = mkdtempSync(join(tmpdir(), 'trellis-e2e-web-'));
+  mkdirSync(join(home, 'dags'));
+  for (const [name, yaml] of Object.entries(dags))
+    writeFileSync(join(home, 'dags', `${name}.yaml`), yaml);
+  if (configYaml) writeFileSync(join(home, 'config.yaml'), configYaml);
+  const proc: ChildProcess = spawn(
+    process.execPath,
+    [...LAUNCH, 'start-all', '--host', '127.0.0.1', '--port', '0'],
+    {
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  proc.stdout?.setEncoding('utf8');
+  proc.stderr?.setEncoding('utf8');
+  proc.stderr?.on('data', (c: string) => (output += c));
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout?.on('data', (c: string) => {
+      output += c;
+      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(output);
+      if (m?.[1]) resolve(m[1]);
+    });
+    proc.once('exit', (code) =>
+      reject(new Error(`start-all exited with ${String(code)}:\n${output}`)),
+    );
+  });
+  return {
+    url,
+    home,
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM');
+        await once(proc, 'exit');
+      }
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+};
+
+export interface BrowserSession {
+  readonly browser: Browser;
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Console errors and uncaught exceptions seen so far. */
+  readonly problems: string[];
+  shot(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const openBrowser = async (width = 1280, height = 860): Promise<BrowserSession> => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+  const context = await browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  return {
+    browser,
+    context,
+    page,
+    problems,
+    shot: async (name) => {
+      await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    },
+    close: () => browser.close(),
+  };
+};
