@@ -6,6 +6,13 @@ export {
   type StartedRun,
 } from './runs/run-service.js';
 export { retryNodes } from './runs/retry-plan.js';
+export {
+  applyRetentionToAll,
+  DEFAULT_HIST_RETENTION_DAYS,
+  type RetentionDags,
+  type RetentionReport,
+  type RetentionStore,
+} from './runs/retention-pass.js';
 export type {
   ProcessProbe,
   RunSnapshotData,

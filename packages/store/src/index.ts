@@ -21,3 +21,10 @@ export {
 export { isOrphanedOwner } from './owner/orphan.js';
 export { toSafeName } from './layout/safe-name.js';
 export { writeFileAtomic } from './fs/atomic-write.js';
+export type { CleanupReport, RetentionDays } from './runs/cleanup-all.js';
+export {
+  migrateHistory,
+  type MigrateHistoryOptions,
+  type MigrationIssue,
+  type MigrationReport,
+} from './migrate/migrate-history.js';

@@ -7,6 +7,8 @@ import { statusCommand } from './status.js';
 import { dryCommand } from './dry.js';
 import { startCommand } from './start.js';
 import { serverCommand, startAllCommand } from './server.js';
+import { cleanupCommand } from './cleanup.js';
+import { migrateHistoryCommand } from './migrate-history.js';
 
 const later = (name: string, summary: string, usage: string, arrivesWith: string): Command => ({
   name,
@@ -17,7 +19,6 @@ const later = (name: string, summary: string, usage: string, arrivesWith: string
 
 const QUEUES = 'scheduling and queues (issue #5)';
 const FLEET = 'distributed mode (issue #6)';
-const OPS = 'operations tooling (issue #9)';
 
 /** Every subcommand, in the order `trellis --help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -50,18 +51,8 @@ export const COMMANDS: readonly Command[] = [
     'trellis worker --coordinator <host:port> --labels k=v,... [--id <id>] [--concurrency N]',
     FLEET,
   ),
-  later(
-    'migrate history',
-    'import run history of the 1.16 file format',
-    'trellis migrate history',
-    OPS,
-  ),
-  later(
-    'cleanup',
-    'delete run history older than a number of days',
-    'trellis cleanup --older-than <days>',
-    OPS,
-  ),
+  migrateHistoryCommand,
+  cleanupCommand,
 ];
 
 /** The command named by the first one or two words of `args`, with the rest of the arguments. */

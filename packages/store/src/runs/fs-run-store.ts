@@ -42,6 +42,7 @@ import { runDirNames, scanDagSummaries } from './scan-dag-runs.js';
 import { parseRecord, readDiskRevision, serializeRecord } from './status-file.js';
 import { RecordCache } from './record-cache.js';
 import { readLogChunk } from '../logs/read-log-chunk.js';
+import { cleanupStore, type CleanupReport, type RetentionDays } from './cleanup-all.js';
 import type { LogChunk, LogQuery } from '../logs/log-window.js';
 
 /** Options of `FsRunStore`. */
@@ -320,6 +321,30 @@ export class FsRunStore {
       }
     }
     return deleted;
+  }
+
+  /**
+   * Retention over the whole store (`trellis cleanup --older-than`, the scheduler's daily pass):
+   * for every DAG with runs, deletes the runs that ended more than `days` days ago (a number, or
+   * each DAG's own `histRetentionDays`) as `deleteRunsOlderThan` does, then removes run log
+   * folders older than that whose run no longer exists, so no log outlives its record.
+   */
+  cleanupAll(days: RetentionDays): Promise<CleanupReport> {
+    return cleanupStore(
+      {
+        dagNames: () => this.#dagNames(),
+        deleteRunsOlderThan: (dag, d) => this.deleteRunsOlderThan(dag, d),
+        liveRuns: () => this.listRuns({ includeChildren: true }),
+        logDir: this.#layout.logDir,
+        now: () => this.#clock.now(),
+      },
+      days,
+    );
+  }
+
+  /** The `.out` and `.err` log paths of a node of a run (`key` = node name). */
+  stepLogPaths(ref: RunRef, key: string): { stdoutPath: string; stderrPath: string } {
+    return this.#layout.stepLogPaths(ref, key);
   }
 
   /**
