@@ -50,7 +50,7 @@ describe('the daily retention pass', () => {
     writeFileSync(join(home, 'dags', 'short.yaml'), 'histRetentionDays: 5\nsteps:\n  - echo hi\n');
     await addRun('short', 's1', { name: 'short', histRetentionDays: 90 }); // the file wins
     await addRun('gone', 'g1', { name: 'gone', histRetentionDays: 3 }); // no file: the snapshot
-    await addRun('old', 'o1', { name: 'old' }); // neither: 30 days
+    await addRun('old', 'o1', { name: 'old' }); // neither: defaultDays (30)
     await clock.advanceBy(6 * DAY);
     const dags = new FsDagCatalog(join(home, 'dags'));
     expect(await applyRetentionToAll({ store, dags })).toEqual({
@@ -59,7 +59,10 @@ describe('the daily retention pass', () => {
       orphanedLogFolders: 0,
     });
     expect((await store.listRuns()).map((r) => r.name)).toEqual(['old']);
-    await clock.advanceBy(25 * DAY);
-    expect((await applyRetentionToAll({ store, dags })).deletedRuns).toEqual({ old: 1 });
+    expect((await applyRetentionToAll({ store, dags, defaultDays: 7 })).deletedRuns).toEqual({});
+    await clock.advanceBy(2 * DAY);
+    expect((await applyRetentionToAll({ store, dags, defaultDays: 7 })).deletedRuns).toEqual({
+      old: 1,
+    });
   });
 });

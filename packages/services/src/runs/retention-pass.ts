@@ -32,12 +32,14 @@ const daysIn = (dag: unknown): number | undefined => {
  * The daily retention pass (issue #9; the scheduler calls it once a day, `trellis cleanup` on
  * demand with a fixed number): every DAG that has runs keeps them for its own
  * `histRetentionDays` (from its file in the DAGs folder; for a DAG whose file is gone, from the
- * snapshot of its latest run; else the spec's 30 days). Run records, child runs and logs go
+ * snapshot of its latest run; else `defaultDays`). Run records, child runs and logs go
  * together; running and queued runs stay.
  */
 export const applyRetentionToAll = (deps: {
   readonly store: RetentionStore;
   readonly dags: RetentionDags;
+  /** Days for a DAG known from neither (config `histRetentionDays`). @default 30 */
+  readonly defaultDays?: number;
 }): Promise<RetentionReport> =>
   deps.store.cleanupAll(async (name) => {
     try {
@@ -47,8 +49,10 @@ export const applyRetentionToAll = (deps: {
     }
     try {
       const latest = await deps.store.latestRun(name);
-      return daysIn((await deps.store.getSnapshot(latest)).dag) ?? DEFAULT_HIST_RETENTION_DAYS;
+      const days = daysIn((await deps.store.getSnapshot(latest)).dag);
+      if (days !== undefined) return days;
     } catch {
-      return DEFAULT_HIST_RETENTION_DAYS;
+      // no run left to ask
     }
+    return deps.defaultDays ?? DEFAULT_HIST_RETENTION_DAYS;
   });
