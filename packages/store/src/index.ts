@@ -28,3 +28,4 @@ export {
   type MigrationIssue,
   type MigrationReport,
 } from './migrate/migrate-history.js';
+export { LeaseLock, type LeaseHolder, type LeaseLockOptions } from './lock/lease-lock.js';

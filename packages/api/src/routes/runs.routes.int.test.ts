@@ -75,7 +75,7 @@ describe('POST /dags/{fileName}/start', () => {
     );
   });
 
-  it('answers 409 already_running for a singleton start of a running DAG, and for a start beyond maxActiveRuns', async () => {
+  it('answers 409 already_running for a singleton start of a running DAG, and queues a start beyond maxActiveRuns', async () => {
     h.dag('slow', 'maxActiveRuns: 2\nsteps:\n  - {name: wait, command: "sleep 30"}\n');
     const running = stepRunning('wait');
     const first = await api().post('/api/v2/dags/slow/start').send({ dagRunId: 's1' });
@@ -89,11 +89,27 @@ describe('POST /dags/{fileName}/start', () => {
     const second = stepRunning('wait');
     expect((await api().post('/api/v2/dags/slow/start').send({ dagRunId: 's2' })).status).toBe(200);
     await second;
-    const third = await api().post('/api/v2/dags/slow/start').send({});
-    expectError(third, 409, 'already_running');
-    expect((third.body as { message: string }).message).toMatch(/maxActiveRuns \(2\)/);
+    // ARCHITECTURE.md section 6: a plain start beyond maxActiveRuns is queued, not refused
+    const third = await api().post('/api/v2/dags/slow/start').send({ dagRunId: 's3' });
+    expect(third.status).toBe(200);
+    expect(third.body).toEqual({ dagRunId: 's3' });
+    const queued = await api().get('/api/v2/dag-runs/slow/s3');
+    const details = (
+      queued.body as { dagRunDetails: { status: number; queuedAt: string; startedAt: string } }
+    ).dagRunDetails;
+    expect(details.status).toBe(5);
+    expect(details.queuedAt).not.toBe('');
+    expect(details.startedAt).toBe('');
+    // when a slot frees, s3 starts at once; stop everything
+    const thirdRunning = stepRunning('wait');
+    await api().post('/api/v2/dag-runs/slow/s1/stop').expect(200);
+    await thirdRunning;
     expect((await api().post('/api/v2/dags/slow/stop-all')).body).toEqual({ errors: [] });
-    await Promise.all([h.finished('slow', 's1'), h.finished('slow', 's2')]);
+    await Promise.all([
+      h.finished('slow', 's1'),
+      h.finished('slow', 's2'),
+      h.finished('slow', 's3'),
+    ]);
   });
 
   it('answers 400 for malformed JSON', async () => {

@@ -13,6 +13,7 @@ import {
   RunSummarySchema,
 } from '../wire/run.schema.js';
 import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
+import { WorkerSchema, toApiWorker } from '../wire/worker.schema.js';
 
 /** Run ids as they appear in paths: letters, digits, `-`, `_` (or `latest` where allowed). */
 const RunId = z
@@ -40,6 +41,16 @@ const StartBody = z.object({
   params: z.string().optional(),
   dagRunId: RunId.optional(),
   singleton: z.boolean().optional(),
+});
+const EnqueueBody = z.object({
+  params: z.string().optional(),
+  dagRunId: RunId.optional(),
+  queue: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, {
+      error: 'queue must be a queue name: letters, digits, "_", "." and "-", at most 64 characters',
+    })
+    .optional(),
 });
 const InlineBody = StartBody.extend({
   spec: z.string({ error: 'spec is required: the DAG as YAML text' }),
@@ -159,6 +170,22 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
         ...(body.params !== undefined ? { params: body.params } : {}),
         ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
         ...(body.singleton !== undefined ? { singleton: body.singleton } : {}),
+      });
+      return answerStarted(deps, started);
+    },
+  }),
+  r.post('/dags/:fileName/enqueue', {
+    params: z.object({ fileName: FileName }),
+    body: EnqueueBody,
+    response: z.object({ dagRunId: z.string() }),
+    permission: 'runs:write',
+    summary: "Put a run of the DAG on its queue (or the body's queue); it starts in its turn",
+    handler: async ({ params, body }, deps) => {
+      const loaded = await deps.dags.load(params.fileName);
+      const started = await deps.runs.enqueue(loaded.dag, loaded.localDags, {
+        ...(body.params !== undefined ? { params: body.params } : {}),
+        ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
+        ...(body.queue !== undefined ? { queue: body.queue } : {}),
       });
       return answerStarted(deps, started);
     },
@@ -361,13 +388,15 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
   }),
   r.get('/workers', {
     query: z.object({ remoteNode: z.string().optional() }),
+    response: z.object({ workers: z.array(WorkerSchema) }),
     summary: 'Workers tracked by the coordinator (distributed mode)',
-    handler: () =>
-      Promise.reject(
-        new AppError(
+    handler: (_req, deps) => {
+      if (!deps.workers)
+        throw new AppError(
           ErrorCode.ServiceUnavailable,
           'no coordinator is running: workers exist in distributed mode (set SVC_REDIS_URL)',
-        ),
-      ),
+        );
+      return Promise.resolve({ status: 200, body: { workers: deps.workers().map(toApiWorker) } });
+    },
   }),
 ]);

@@ -60,6 +60,8 @@ export const apiHarness = (
     systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
     defaultShell: 'sh',
     events,
+    processQueues: true,
+    queues: opts.queueConfig ?? [],
   });
   const dags = opts.dags?.(dagsDir) ?? catalogDefinitions(catalog);
   const deps: HttpDeps = {

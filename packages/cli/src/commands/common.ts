@@ -186,6 +186,13 @@ export const runInForeground = async (
   const started = await start();
   const { name, dagRunId } = started.record;
   current.id = dagRunId;
+  if (started.queued) {
+    io.out(
+      `run ${dagRunId} of DAG "${name}" is queued in queue "${started.record.queue}" (it is full or others wait); ` +
+        'trellis start-all or trellis scheduler starts it in its turn',
+    );
+    return ExitCode.Ok;
+  }
   io.out(startedLine(started.record));
   const unhook = stopOnSignals(io, () => rt.runs.stop({ name, dagRunId }));
   try {

@@ -146,7 +146,8 @@ class DagRunner {
     // A caller that created the record already "running" made that durable itself.
     const createdRunning = r.status === RunStatus.Running;
     r.status = RunStatus.Running;
-    r.startedAt = this.now();
+    // A run that left a queue keeps the start its activation recorded (FIFO order shows in it).
+    if (!createdRunning || r.startedAt === '') r.startedAt = this.now();
     r.finishedAt = '';
     r.error = '';
     const onStop = (): void => this.stop();

@@ -100,6 +100,28 @@ export class FsDagDefinitions implements DagDefinitions {
     return { entries, errors, total: rows.length };
   }
 
+  /**
+   * Every valid DAG file that has a schedule (start, stop or restart), with its suspension flag
+   * and the other DAGs of its file: what the cron scheduler reads at each tick (parse cache).
+   */
+  async scheduled(): Promise<
+    { fileName: string; dag: Dag; localDags: Dag[]; suspended: boolean }[]
+  > {
+    const { files } = await this.#folder.scan();
+    const suspended = this.#suspendedFileNames();
+    return files
+      .filter((f) => {
+        const s = f.file.main.dag.schedule;
+        return f.errors.length === 0 && s.start.length + s.stop.length + s.restart.length > 0;
+      })
+      .map((f) => ({
+        fileName: f.fileName,
+        dag: f.file.main.dag,
+        localDags: f.file.localDags.map((d) => d.dag),
+        suspended: suspended.has(f.fileName),
+      }));
+  }
+
   async create(fileName: string, spec?: string): Promise<void> {
     checkNewFileName(fileName);
     if (this.#folder.locate(fileName)) throw alreadyExists('dag', fileName);

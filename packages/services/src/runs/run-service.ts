@@ -31,9 +31,18 @@ import {
   tokenizeParams,
   type Dag,
   type DagRunRecord,
+  type RunOwner,
   type RunRef,
 } from '@trellis/spec';
 import type { FsDagCatalog } from '../dags/fs-dag-catalog.js';
+import { queueOf, type CustomQueue, type QueueInfo } from '../queues/queue-of.js';
+import {
+  ACTIVATION_LIMIT_MS,
+  RunQueues,
+  type Activation,
+  type WaitingRun,
+} from '../queues/run-queues.js';
+import type { RunDispatcher } from './dispatcher-port.js';
 import { retryNodes } from './retry-plan.js';
 import type { ProcessProbe, RunSnapshotData, RunStorePort } from './run-store-port.js';
 
@@ -49,9 +58,24 @@ export interface RunServiceDeps {
   readonly systemEnv: Readonly<Record<string, string>>;
   readonly defaultShell: string;
   readonly events?: EngineEvents;
+  /** Custom queues declared in config.yaml. @default [] */
+  readonly queues?: readonly CustomQueue[];
+  /**
+   * Keep the admission ledger from the start (tests; the queue process gets it from
+   * {@link RunService.processQueues}). Without a ledger (a CLI `start`), admission counts from
+   * the store and leaves queued runs to the queue process. @default false
+   */
+  readonly processQueues?: boolean;
+  /** Worker dispatch for runs whose DAG has a workerSelector (distributed mode). */
+  readonly dispatcher?: RunDispatcher;
+  /** Reports what no caller waits for (a queued run that could not start). */
+  readonly warn?: (message: string) => void;
   /** Run hooks of the engine (tracing, DAG-level container, mail). @default [] */
   readonly runHooks?: readonly RunHook[];
 }
+
+/** What made a run (every path goes through the one admission function). */
+export type Trigger = 'start' | 'enqueue' | 'retry' | 'restart' | 'schedule';
 
 export interface StartRequest {
   /** A DAG name in the DAGs folder, or a path. */
@@ -66,24 +90,49 @@ export interface StartRequest {
   /** Everything but executing commands; nothing is stored; the log goes to `onLog`. */
   readonly dryRun?: boolean;
   readonly onLog?: (line: string) => void;
+  /** The queue to wait in, instead of the DAG's (enqueue's `queue`). */
+  readonly queue?: string;
+  /** What asks for the run. @default 'start' */
+  readonly trigger?: Trigger;
 }
 
-/** A started run: its record as created, and the promise of its final record. */
+/**
+ * An admitted run: its record as created, whether it waits in a queue, and the promise of its
+ * final record (for a queued run: once it ran in this process or on a worker).
+ */
 export interface StartedRun {
   readonly record: DagRunRecord;
+  readonly queued: boolean;
   readonly done: Promise<DagRunRecord>;
 }
 
 /** A launched run and when it is running on disk. */
-interface LaunchedRun extends StartedRun {
+interface LaunchedRun {
+  readonly record: DagRunRecord;
+  readonly done: Promise<DagRunRecord>;
   readonly started: Promise<void>;
 }
 
 /** Waits until a launched run is running on disk. */
 const whenStarted = async (l: LaunchedRun): Promise<StartedRun> => {
   await l.started;
-  return { record: l.record, done: l.done };
+  return { record: l.record, queued: false, done: l.done };
 };
+
+/** What admission needs to create a run. */
+interface AdmitRequest {
+  readonly dag: Dag;
+  readonly localDags: readonly Dag[];
+  readonly dagRunId: string;
+  readonly params: { name: string; value: string }[];
+  readonly trigger: Trigger;
+  readonly singleton?: boolean;
+  readonly queue?: string;
+  /** Node records to start from (retry). */
+  readonly nodes?: DagRunRecord['nodes'];
+}
+
+const refKey = (r: RunRef): string => `${r.name}/${r.dagRunId}`;
 
 /**
  * The run use cases (ARCHITECTURE.md section 5, `services`): start, retry, stop, restart and
@@ -92,10 +141,19 @@ const whenStarted = async (l: LaunchedRun): Promise<StartedRun> => {
 export class RunService implements ChildRunner {
   /** Where a dry run's log goes, so its child runs log there too. */
   private dryLog: ((line: string) => void) | undefined;
-  /** Tail of the admission chain per DAG name. */
+  /** Tail of the admission chain per queue (processes that do not run the queues). */
   private readonly admissions = new Map<string, Promise<void>>();
   /** Runs executing in this process: their stop controllers and completion. */
   private readonly active = new Map<string, { stop: AbortController; done: Promise<unknown> }>();
+  /** The admission ledger, in the process that runs the queues. */
+  private ledger: RunQueues | undefined;
+  private readonly customQueues: ReadonlyMap<string, CustomQueue>;
+  /** Callers waiting for queued runs to end, by run key. */
+  private readonly waiters = new Map<string, ((r: DagRunRecord) => void)[]>();
+  /** Runs another process (or a worker) executes that hold a slot in the ledger, by run key. */
+  private readonly foreign = new Set<string>();
+  /** Serialises activation and dequeue of one queued run. */
+  private readonly leaving = new Map<string, Promise<unknown>>();
 
   /** How many runs this process executes right now (children included). */
   get activeCount(): number {
@@ -120,7 +178,24 @@ export class RunService implements ChildRunner {
     await all();
   }
 
-  constructor(private readonly deps: RunServiceDeps) {}
+  constructor(private readonly deps: RunServiceDeps) {
+    this.customQueues = new Map((deps.queues ?? []).map((q) => [q.name, q]));
+    if (deps.processQueues === true) this.ledger = this.newLedger();
+    deps.dispatcher?.onCapacity(() => this.ledger?.pumpAll());
+  }
+
+  private newLedger(): RunQueues {
+    return new RunQueues({
+      nowMs: () => this.deps.clock.now().getTime(),
+      activate: (w) => this.activateWaiting(w),
+      blockedBy: (sel) => this.deps.dispatcher?.availability(sel) ?? null,
+      warn: (m) => this.warn(m),
+    });
+  }
+
+  private warn(message: string): void {
+    (this.deps.warn ?? (() => undefined))(message);
+  }
 
   private nowIso(): string {
     return this.deps.clock.now().toISOString();
@@ -150,15 +225,24 @@ export class RunService implements ChildRunner {
       });
       return whenStarted(dry);
     }
-    const singleton = req.singleton ?? false;
-    if (!singleton && dag.maxActiveRuns === -1) {
-      return whenStarted(await this.launch(dag, localDags, { dagRunId, params, dryRun: false }));
-    }
-    const launched = await this.admit(dag.name, async () => {
-      await this.checkCapacity(dag, singleton);
-      return this.launch(dag, localDags, { dagRunId, params, dryRun: false });
+    return this.admit({
+      dag,
+      localDags,
+      dagRunId,
+      params,
+      trigger: req.trigger ?? 'start',
+      ...(req.singleton !== undefined ? { singleton: req.singleton } : {}),
+      ...(req.queue !== undefined ? { queue: req.queue } : {}),
     });
-    return whenStarted(launched);
+  }
+
+  /** Puts a run of a DAG on its queue (spec: enqueue); it starts when its turn comes. */
+  enqueue(
+    dag: Dag,
+    localDags: readonly Dag[],
+    req: { params?: string; dagRunId?: string; queue?: string },
+  ): Promise<StartedRun> {
+    return this.startLoaded(dag, localDags, { ...req, trigger: 'enqueue' });
   }
 
   /**
@@ -214,20 +298,24 @@ export class RunService implements ChildRunner {
   }
 
   /** Takes a queued run off its queue: it ends cancelled and stays in history. */
-  async dequeue(ref: RunRef): Promise<void> {
-    const run = await this.deps.store.getRun(ref);
-    if (run.status !== RunStatus.Queued) {
-      throw new AppError(
-        ErrorCode.NotFound,
-        `run ${ref.dagRunId} of DAG "${ref.name}" is not queued (its status is ${runStatusLabel[run.status]})`,
-        { ...ref },
-      );
-    }
-    run.status = RunStatus.Cancelled;
-    run.finishedAt = this.nowIso();
-    run.error = 'dequeued before it started';
-    run.revision++;
-    await this.deps.store.saveRun(run);
+  dequeue(ref: RunRef): Promise<void> {
+    return this.leave(ref, async () => {
+      const run = await this.deps.store.getRun(ref);
+      if (run.status !== RunStatus.Queued || this.ledger?.isActivating(refKey(ref)) === true) {
+        throw new AppError(
+          ErrorCode.NotFound,
+          `run ${ref.dagRunId} of DAG "${ref.name}" is not queued (its status is ${runStatusLabel[run.status]})`,
+          { ...ref },
+        );
+      }
+      run.status = RunStatus.Cancelled;
+      run.finishedAt = this.nowIso();
+      run.error = 'dequeued before it started';
+      run.revision++;
+      await this.deps.store.saveRun(run);
+      this.ledger?.release(ref);
+      this.settle(run);
+    });
   }
 
   /**
@@ -255,33 +343,344 @@ export class RunService implements ChildRunner {
     await this.deps.store.saveRun(run);
   }
 
-  /** Serialises admission per DAG, so two concurrent starts cannot both see a free slot. */
-  private admit<T>(dagName: string, f: () => Promise<T>): Promise<T> {
-    const prev = this.admissions.get(dagName) ?? Promise.resolve();
+  /**
+   * The one admission function (ARCHITECTURE.md section 2): every trigger (API start, enqueue,
+   * inline run, retry, restart, cron, CLI) decides here whether a run starts now, waits in its
+   * queue, or is refused. A singleton start of a running DAG is 409 already_running; a start
+   * finding its queue full (or others waiting) waits in it; an enqueue always waits its turn; a
+   * run for workers goes to a worker when one can take it, else waits. Duplicate ids are 409
+   * already_exists (from the store).
+   */
+  private async admit(req: AdmitRequest): Promise<StartedRun> {
+    const { dag } = req;
+    const ref = { name: dag.name, dagRunId: req.dagRunId };
+    if (req.singleton === true) {
+      const running = await this.deps.store.listRuns({
+        name: dag.name,
+        status: RunStatus.Running,
+        limit: 1,
+      });
+      if (running[0]) throw alreadyRunning(dag.name);
+    }
+    const q = queueOf(dag, this.customQueues, req.queue);
+    const remote = this.isRemote(dag);
+    const ledger = this.ledger;
+    if (ledger === undefined) {
+      // Not the queue process: decide from the store's counts, one admission per queue at a time.
+      return this.serialPerQueue(q.name, async () => {
+        const startNow = req.trigger !== 'enqueue' && !remote && (await this.storeHasRoom(q));
+        return startNow
+          ? whenStarted(await this.launch(dag, req.localDags, req))
+          : this.park(req, q);
+      });
+    }
+    if (q.capacity !== Infinity && req.trigger !== 'enqueue') await this.noteForeign(ledger, q);
+    const startNow = req.trigger !== 'enqueue' && ledger.tryOccupy(q, ref);
+    if (!startNow) return this.park(req, q);
+    if (remote && this.deps.dispatcher?.availability(dag.workerSelector) !== null) {
+      ledger.release(ref); // its slot goes back; the run waits for a worker in its queue
+      return this.park(req, q);
+    }
+    try {
+      if (remote) return await this.dispatchNow(req, q);
+      return whenStarted(await this.launch(dag, req.localDags, req));
+    } catch (e) {
+      ledger.release(ref);
+      throw e;
+    }
+  }
+
+  /** Creates a run that waits in its queue (status queued, `queuedAt` set). */
+  private async park(req: AdmitRequest, q: QueueInfo): Promise<StartedRun> {
+    const now = this.nowIso();
+    const record = this.newRecord(req.dag, {
+      ...req,
+      status: RunStatus.Queued,
+      queue: q.name,
+      queuedAt: now,
+    });
+    delete record.owner; // nobody runs it yet
+    await this.deps.store.createRun(record, { dag: req.dag, localDags: req.localDags });
+    // Only the queue process runs it; elsewhere nobody here learns when it ends.
+    const done = this.ledger ? this.waitFor(record) : new Promise<DagRunRecord>(() => undefined);
+    this.ledger?.enqueue(q, {
+      ref: { name: record.name, dagRunId: record.dagRunId },
+      queuedAt: now,
+      capacity: q.capacity,
+      selector: req.dag.workerSelector,
+    });
+    return { record, queued: true, done };
+  }
+
+  /** A run for workers with a free slot and a worker ready: queued until a worker reports it. */
+  private async dispatchNow(req: AdmitRequest, q: QueueInfo): Promise<StartedRun> {
+    const record = this.newRecord(req.dag, {
+      ...req,
+      status: RunStatus.Queued,
+      queue: q.name,
+      queuedAt: this.nowIso(),
+    });
+    delete record.owner;
+    await this.deps.store.createRun(record, { dag: req.dag, localDags: req.localDags });
+    const ref = { name: record.name, dagRunId: record.dagRunId };
+    const done = this.waitFor(record);
+    this.ledger?.occupy(
+      q.name,
+      q.capacity,
+      ref,
+      this.deps.clock.now().getTime() + ACTIVATION_LIMIT_MS,
+    );
+    this.foreign.add(refKey(ref));
+    await this.deps.dispatcher?.dispatch({ record, dag: req.dag, localDags: req.localDags });
+    return { record, queued: true, done };
+  }
+
+  /** True when the DAG's runs go to workers (it has a selector and workers are configured). */
+  private isRemote(dag: Dag): boolean {
+    return this.deps.dispatcher !== undefined && Object.keys(dag.workerSelector).length > 0;
+  }
+
+  /** Room in a queue by the store's counts (no run active beyond capacity, none waiting). */
+  private async storeHasRoom(q: QueueInfo): Promise<boolean> {
+    if (q.capacity === Infinity) return true;
+    const [running, queued] = await Promise.all([
+      this.deps.store.listRuns({ status: RunStatus.Running }),
+      this.deps.store.listRuns({ status: RunStatus.Queued }),
+    ]);
+    const inQ = (r: { queue?: string; name: string }): boolean => (r.queue || r.name) === q.name;
+    return !queued.some(inQ) && running.filter(inQ).length < q.capacity;
+  }
+
+  /** Serialises admissions to one queue in this process (store-counted admission). */
+  private serialPerQueue<T>(queue: string, f: () => Promise<T>): Promise<T> {
+    const prev = this.admissions.get(queue) ?? Promise.resolve();
     const next = prev.then(f, f);
     const tail = next.then(
       () => undefined,
       () => undefined,
     );
-    this.admissions.set(dagName, tail);
+    this.admissions.set(queue, tail);
     void tail.then(() => {
-      if (this.admissions.get(dagName) === tail) this.admissions.delete(dagName);
+      if (this.admissions.get(queue) === tail) this.admissions.delete(queue);
     });
     return next;
   }
 
-  /** spec: a singleton start of a running DAG is 409 already_running; maxActiveRuns (-1 = no limit) caps concurrent runs. */
-  private async checkCapacity(dag: Dag, singleton: boolean): Promise<void> {
-    if (!singleton && dag.maxActiveRuns === -1) return;
-    const running = await this.deps.store.listRuns({ name: dag.name, status: RunStatus.Running });
-    if (singleton && running.length > 0) throw alreadyRunning(dag.name);
-    if (dag.maxActiveRuns !== -1 && running.length >= dag.maxActiveRuns) {
-      throw new AppError(
-        ErrorCode.AlreadyRunning,
-        `DAG "${dag.name}" already runs ${running.length} run(s), its maxActiveRuns (${dag.maxActiveRuns}): stop one, wait, or raise maxActiveRuns`,
-        { dagName: dag.name, running: running.length, maxActiveRuns: dag.maxActiveRuns },
-      );
+  /** Serialises the ways a queued run leaves its queue (activation, dequeue). */
+  private leave<T>(ref: RunRef, f: () => Promise<T>): Promise<T> {
+    const key = refKey(ref);
+    const prev = this.leaving.get(key) ?? Promise.resolve();
+    const next = prev.then(f, f);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.leaving.set(key, tail);
+    void tail.then(() => {
+      if (this.leaving.get(key) === tail) this.leaving.delete(key);
+    });
+    return next;
+  }
+
+  /** A promise of the run's final record, resolved when it ends in this process or on a worker. */
+  private waitFor(record: DagRunRecord): Promise<DagRunRecord> {
+    const key = refKey(record);
+    return new Promise((resolve) => {
+      const list = this.waiters.get(key) ?? [];
+      list.push(resolve);
+      this.waiters.set(key, list);
+    });
+  }
+
+  /** Resolves the waiters of a run that reached a final status. */
+  private settle(record: DagRunRecord): void {
+    const key = refKey(record);
+    const list = this.waiters.get(key);
+    if (!list) return;
+    this.waiters.delete(key);
+    for (const resolve of list) resolve(record);
+  }
+
+  /**
+   * Hands a queued run its slot (called by the ledger): marks it running and executes it here, or
+   * dispatches it to a worker. A run that is no longer queued gives its slot back.
+   */
+  private activateWaiting(w: WaitingRun): Promise<Activation> {
+    const activatedAt = this.nowIso(); // now, in FIFO order: startedAt never runs against it
+    return this.leave(w.ref, async (): Promise<Activation> => {
+      let record: DagRunRecord;
+      let snapshot: RunSnapshotData;
+      try {
+        [record, snapshot] = await Promise.all([
+          this.deps.store.getRun(w.ref),
+          this.deps.store.getSnapshot(w.ref),
+        ]);
+      } catch (e) {
+        if (AppError.is(e) && e.code === ErrorCode.NotFound) return { kind: 'gone' };
+        throw e;
+      }
+      if (record.status !== RunStatus.Queued) return { kind: 'gone' };
+      const dag = snapshot.dag as Dag;
+      const localDags = snapshot.localDags as Dag[];
+      if (this.isRemote(dag)) {
+        this.foreign.add(refKey(w.ref));
+        await this.deps.dispatcher?.dispatch({ record, dag, localDags });
+        return { kind: 'dispatched' };
+      }
+      record.status = RunStatus.Running;
+      record.startedAt = activatedAt;
+      record.owner = this.deps.processes.owner;
+      record.revision++;
+      await this.deps.store.saveRun(record);
+      this.execute(record, dag, localDags, { dryRun: false });
+      return { kind: 'running' };
+    });
+  }
+
+  /**
+   * A remote run's record changed (the coordinator wrote a worker's report): a running run keeps
+   * its slot without a deadline; a final one frees its slot at once.
+   */
+  onRemoteUpdate(record: DagRunRecord): void {
+    if (record.parent !== undefined) return;
+    const ref = { name: record.name, dagRunId: record.dagRunId };
+    if (record.status === RunStatus.Running) this.ledger?.markRunning(ref);
+    else if (isFinalRunStatus(record.status)) {
+      this.foreign.delete(refKey(ref));
+      this.ledger?.release(ref);
+      this.settle(record);
     }
+  }
+
+  /**
+   * One pass of the queue process (every second from {@link processQueues}): activated runs past
+   * the 10 s limit are marked failed; queued runs other processes created join the ledger in
+   * FIFO order; runs other processes run are counted, and released when they end.
+   */
+  async reconcileQueues(): Promise<void> {
+    if (this.ledger) await this.reconcileInto(this.ledger);
+  }
+
+  private async reconcileInto(ledger: RunQueues): Promise<void> {
+    for (const ref of ledger.overdue()) await this.failActivation(ref);
+    const [queued, running] = await Promise.all([
+      this.deps.store.listRuns({ status: RunStatus.Queued }),
+      this.deps.store.listRuns({ status: RunStatus.Running }),
+    ]);
+    const runningKeys = new Set(running.map(refKey));
+    for (const key of [...this.foreign]) {
+      if (runningKeys.has(key) || ledger.isActivating(key)) continue;
+      const [name = '', dagRunId = ''] = key.split('/');
+      const ref = { name, dagRunId };
+      const rec = await this.deps.store.getRun(ref).catch(() => undefined);
+      if (rec === undefined || isFinalRunStatus(rec.status)) {
+        this.foreign.delete(key);
+        ledger.release(ref);
+        if (rec) this.settle(rec);
+      }
+    }
+    this.occupyForeign(ledger, running);
+    for (const r of [...queued].reverse()) {
+      if (ledger.knows(r)) continue;
+      const snapshot = await this.deps.store
+        .getSnapshot({ name: r.name, dagRunId: r.dagRunId })
+        .catch(() => undefined);
+      if (!snapshot) continue;
+      const dag = snapshot.dag as Dag;
+      const q = queueOf(dag, this.customQueues, r.queue || undefined);
+      ledger.enqueue(q, {
+        ref: { name: r.name, dagRunId: r.dagRunId },
+        queuedAt: r.queuedAt || r.createdAt,
+        capacity: q.capacity,
+        selector: dag.workerSelector,
+      });
+    }
+    ledger.pumpAll();
+  }
+
+  /**
+   * Counts the runs of a queue that other processes run (a CLI `start`) before a decision, so a
+   * start right after one elsewhere does not overrun the cap (the reconcile would see it later).
+   */
+  private async noteForeign(ledger: RunQueues, q: QueueInfo): Promise<void> {
+    const running = await this.deps.store.listRuns({
+      status: RunStatus.Running,
+      ...(q.type === 'dag-based' ? { name: q.name } : {}),
+    });
+    this.occupyForeign(
+      ledger,
+      running.filter((r) => (r.queue || r.name) === q.name),
+    );
+  }
+
+  /** Adds running runs this process does not run to the ledger, holding their slots. */
+  private occupyForeign(
+    ledger: RunQueues,
+    running: readonly {
+      name: string;
+      dagRunId: string;
+      queue: string;
+      owner?: RunOwner | undefined;
+    }[],
+  ): void {
+    const me = this.deps.processes.owner;
+    for (const r of running) {
+      if (ledger.knows(r) || this.active.has(`${r.dagRunId}/${r.dagRunId}`)) continue;
+      if (r.owner && r.owner.pid === me.pid && r.owner.host === me.host) continue;
+      ledger.occupy(r.queue || r.name, 1, { name: r.name, dagRunId: r.dagRunId });
+      this.foreign.add(refKey(r));
+    }
+  }
+
+  /** spec: an activated run that does not become running within 10 s is taken off and failed. */
+  private async failActivation(ref: RunRef): Promise<void> {
+    const run = await this.deps.store.getRun(ref).catch(() => undefined);
+    this.foreign.delete(refKey(ref));
+    if (run && (run.status === RunStatus.Queued || run.status === RunStatus.NotStarted)) {
+      run.status = RunStatus.Failed;
+      run.finishedAt = this.nowIso();
+      run.error = `the run left its queue but did not become running within ${ACTIVATION_LIMIT_MS / 1000} s (no worker took it); taken off the queue`;
+      run.revision++;
+      await this.deps.store.saveRun(run);
+      await this.deps.dispatcher?.cancel(ref).catch(() => undefined);
+      this.settle(run);
+    }
+    this.ledger?.release(ref);
+  }
+
+  /**
+   * The queue process's loop: reconciles every `intervalMs` and detects zombie runs (owner gone)
+   * every `zombieEveryMs`, until `signal` aborts. `onTick` reports each completed pass (health).
+   */
+  async processQueues(
+    signal: AbortSignal,
+    opts: { intervalMs?: number; zombieEveryMs?: number; onTick?: () => void } = {},
+  ): Promise<void> {
+    if (!this.ledger) {
+      // Admission switches to the ledger once it holds what the store knows.
+      const ledger = this.newLedger();
+      await this.reconcileInto(ledger);
+      this.ledger = ledger;
+    }
+    const interval = opts.intervalMs ?? 1000;
+    const zombieEvery = opts.zombieEveryMs ?? 10_000;
+    let lastZombieCheck = -Infinity;
+    while (!signal.aborted) {
+      try {
+        const now = this.deps.clock.now().getTime();
+        if (now - lastZombieCheck >= zombieEvery) {
+          lastZombieCheck = now;
+          for (const r of await this.recoverOrphans()) this.onRemoteUpdate(r);
+        }
+        await this.reconcileQueues();
+        opts.onTick?.();
+      } catch (e) {
+        this.warn(`queue pass failed: ${(e as Error).message}`);
+      }
+      await this.deps.clock.sleep(interval, signal).catch(() => undefined);
+    }
+    // Shutting down (or stepping down): queued runs stay queued for the next queue process.
+    this.ledger = undefined;
   }
 
   /**
@@ -316,14 +715,14 @@ export class RunService implements ChildRunner {
     if (opts.stepName !== undefined && !dag.steps.some((s) => s.name === opts.stepName)) {
       throw notFound('step', `${opts.stepName} in DAG "${dag.name}"`);
     }
-    return whenStarted(
-      await this.launch(dag, snapshot.localDags as Dag[], {
-        dagRunId: this.checkRunId(opts.newRunId),
-        params: previous.params.map((p) => ({ ...p })),
-        nodes: retryNodes(previous.nodes, opts.stepName),
-        dryRun: false,
-      }),
-    );
+    return this.admit({
+      dag,
+      localDags: snapshot.localDags as Dag[],
+      dagRunId: this.checkRunId(opts.newRunId),
+      params: previous.params.map((p) => ({ ...p })),
+      nodes: retryNodes(previous.nodes, opts.stepName),
+      trigger: 'retry',
+    });
   }
 
   /** Asks the process running `ref` to stop it (asynchronous: the run ends cancelled). */
@@ -361,13 +760,13 @@ export class RunService implements ChildRunner {
       current = await this.deps.store.getRun(ref);
     }
     if (dag.restartWaitSec > 0) await this.deps.clock.sleep(dag.restartWaitSec * 1000);
-    return whenStarted(
-      await this.launch(dag, snapshot.localDags as Dag[], {
-        dagRunId: this.deps.ids.newRunId(),
-        params: current.params.map((p) => ({ ...p })),
-        dryRun: false,
-      }),
-    );
+    return this.admit({
+      dag,
+      localDags: snapshot.localDags as Dag[],
+      dagRunId: this.deps.ids.newRunId(),
+      params: current.params.map((p) => ({ ...p })),
+      trigger: 'restart',
+    });
   }
 
   /** The record of a run, or of the DAG's latest run. */
@@ -491,55 +890,87 @@ export class RunService implements ChildRunner {
     return applyParamOverrides(dag.params, tokens).map((p) => ({ name: p.name, value: p.value }));
   }
 
+  /** A new run record (not stored). */
+  private newRecord(
+    dag: Dag,
+    o: {
+      dagRunId: string;
+      params: { name: string; value: string }[];
+      nodes?: DagRunRecord['nodes'] | undefined;
+      parent?: RunRef | undefined;
+      root?: RunRef | undefined;
+      traceparent?: string;
+      status: RunStatus;
+      queue?: string;
+      queuedAt?: string;
+    },
+  ): DagRunRecord {
+    const now = this.nowIso();
+    return {
+      name: dag.name,
+      dagRunId: o.dagRunId,
+      root: o.root ?? { name: dag.name, dagRunId: o.dagRunId },
+      ...(o.parent ? { parent: o.parent } : {}),
+      status: o.status,
+      createdAt: now,
+      queuedAt: o.queuedAt ?? '',
+      startedAt: o.status === RunStatus.Running ? now : '',
+      finishedAt: '',
+      log: this.deps.store.runLogPath({ name: dag.name, dagRunId: o.dagRunId }),
+      params: o.params,
+      nodes: o.nodes ?? [],
+      preconditions: [],
+      error: '',
+      owner: this.deps.processes.owner,
+      queue: o.queue ?? dag.queue ?? dag.name,
+      revision: 0,
+      ...(o.traceparent !== undefined ? { traceparent: o.traceparent } : {}),
+    };
+  }
+
+  /** Creates a run and executes it in this process now (admitted starts, child runs, dry runs). */
   private async launch(
     dag: Dag,
     localDags: readonly Dag[],
     o: {
       dagRunId: string;
       params: { name: string; value: string }[];
-      nodes?: DagRunRecord['nodes'];
+      nodes?: DagRunRecord['nodes'] | undefined;
       parent?: RunRef;
       traceparent?: string;
       root?: RunRef;
       stop?: AbortSignal;
-      dryRun: boolean;
+      dryRun?: boolean;
       onLog?: (line: string) => void;
     },
   ): Promise<LaunchedRun> {
-    const now = this.nowIso();
-    const record: DagRunRecord = {
-      name: dag.name,
-      dagRunId: o.dagRunId,
-      root: o.root ?? { name: dag.name, dagRunId: o.dagRunId },
-      ...(o.parent ? { parent: o.parent } : {}),
-      // Created running (the engine starts it at once), so the creation is the first durable
-      // state and nobody ever sees a run that exists but is "not started".
-      status: o.dryRun ? RunStatus.NotStarted : RunStatus.Running,
-      createdAt: now,
-      queuedAt: '',
-      startedAt: o.dryRun ? '' : now,
-      finishedAt: '',
-      log: '',
-      params: o.params,
-      nodes: o.nodes ?? [],
-      preconditions: [],
-      error: '',
-      owner: this.deps.processes.owner,
-      queue: dag.queue ?? dag.name,
-      revision: 0,
-      ...(o.traceparent !== undefined ? { traceparent: o.traceparent } : {}),
-    };
+    const dryRun = o.dryRun ?? false;
+    // Created running (the engine starts it at once), so the creation is the first durable
+    // state and nobody ever sees a run that exists but is "not started".
+    const record = this.newRecord(dag, {
+      ...o,
+      status: dryRun ? RunStatus.NotStarted : RunStatus.Running,
+    });
+    if (dryRun) record.log = '';
+    if (!dryRun) await this.deps.store.createRun(record, { dag, localDags });
+    return this.execute(record, dag, localDags, { ...o, dryRun });
+  }
+
+  /** Executes a stored (or dry) run in this process with the engine. */
+  private execute(
+    record: DagRunRecord,
+    dag: Dag,
+    localDags: readonly Dag[],
+    o: { stop?: AbortSignal; dryRun: boolean; onLog?: (line: string) => void },
+  ): LaunchedRun {
     const recorder = o.dryRun
       ? dryRecorder(o.onLog ?? (() => undefined))
       : this.deps.store.recorderFor(record);
-    record.log = recorder.runLogPath;
-    const snapshot: RunSnapshotData = { dag, localDags };
-    if (!o.dryRun) await this.deps.store.createRun(record, snapshot);
-    if (!o.dryRun && !o.parent) this.applyRetention(dag, recorder);
+    if (!o.dryRun && !record.parent) this.applyRetention(dag, recorder);
 
     const stop = new AbortController();
     o.stop?.addEventListener('abort', () => stop.abort(), { once: true });
-    const scope = o.parent ? { root: record.root } : {};
+    const scope = record.parent ? { root: record.root } : {};
     const unwatch = o.dryRun
       ? () => undefined
       : this.deps.store.watchStop({ name: record.name, dagRunId: record.dagRunId }, scope, () =>
@@ -573,6 +1004,16 @@ export class RunService implements ChildRunner {
       this.active.delete(key);
     });
     this.active.set(key, { stop, done });
+    if (!o.dryRun && !record.parent) {
+      const ref = { name: record.name, dagRunId: record.dagRunId };
+      done.then(
+        (final) => {
+          this.ledger?.release(ref);
+          this.settle(final);
+        },
+        () => this.ledger?.release(ref),
+      );
+    }
     // Callers get the run once it is running on disk (a stop right after a start works), or
     // once it ended without starting (an internal failure before its first save). Awaited by the
     // callers outside the admission lock, so concurrent starts do not queue behind each other.

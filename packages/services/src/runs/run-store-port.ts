@@ -24,15 +24,23 @@ export interface RunStorePort {
   /** Throws AppError not_found when the DAG never ran. */
   latestRun(dagName: string): Promise<DagRunRecord>;
   recorderFor(record: DagRunRecord): RunRecorder;
+  /** Where a run's log is (the record's `log`). */
+  runLogPath(ref: RunRef): string;
   requestStop(ref: RunRef, scope?: StoreScope): Promise<void>;
   watchStop(ref: RunRef, scope: StoreScope, onStop: () => void): () => void;
   findOrphanedRuns(): Promise<DagRunRecord[]>;
   /** Run summaries newest first (the store's index; never reads records). */
-  listRuns(filter: {
-    name?: string;
-    status?: RunStatus;
-    limit?: number;
-  }): Promise<{ dagRunId: string; name: string; status: RunStatus }[]>;
+  listRuns(filter: { name?: string; status?: RunStatus; limit?: number }): Promise<
+    {
+      dagRunId: string;
+      name: string;
+      status: RunStatus;
+      queue: string;
+      queuedAt: string;
+      createdAt: string;
+      owner?: RunOwner | undefined;
+    }[]
+  >;
   /** Deletes finished runs of the DAG older than `days`, with their logs and children. */
   deleteRunsOlderThan(dagName: string, days: number): Promise<number>;
 }

@@ -1,0 +1,315 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ErrorCode,
+  RunStatus,
+  sequentialIdGenerator,
+  systemClock,
+  type Clock,
+} from '@trellis/core';
+import { EngineEvents } from '@trellis/engine';
+import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
+import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
+import { FakeClock } from '@trellis/testkit';
+import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
+import type { RunActivation, RunDispatcher } from '../runs/dispatcher-port.js';
+import { RunService } from '../runs/run-service.js';
+
+let home: string;
+let dagsDir: string;
+
+const service = (
+  o: {
+    ledger?: boolean;
+    queues?: { name: string; maxConcurrency: number }[];
+    clock?: Clock;
+    dispatcher?: RunDispatcher;
+    ids?: ReturnType<typeof sequentialIdGenerator>;
+  } = {},
+) => {
+  const events = new EngineEvents();
+  events.setMaxListeners(0);
+  const clock = o.clock ?? systemClock;
+  const store = new FsRunStore({ dataDir: join(home, 'data'), logDir: join(home, 'logs'), clock });
+  const runs = new RunService({
+    store,
+    dags: new FsDagCatalog(dagsDir),
+    clock,
+    ids: o.ids ?? sequentialIdGenerator(),
+    executors: { shell: new ShellExecutor() },
+    commands: new ShellCommandRunner(),
+    processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
+    systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
+    defaultShell: 'sh',
+    events,
+    queues: o.queues ?? [],
+    processQueues: o.ledger ?? true,
+    ...(o.dispatcher ? { dispatcher: o.dispatcher } : {}),
+  });
+  return { runs, store, events };
+};
+
+const dag = (name: string, yaml: string): void =>
+  writeFileSync(join(dagsDir, `${name}.yaml`), yaml);
+
+/** Resolves when `n` runs finished (engine events). */
+const finishedRuns = (events: EngineEvents, n: number): Promise<DagRunRecord[]> =>
+  new Promise((resolve) => {
+    const seen: DagRunRecord[] = [];
+    events.on('run:finished', (r) => {
+      seen.push(r);
+      if (seen.length === n) resolve(seen);
+    });
+  });
+
+/** Resolves with the record once the run is running (engine event). */
+const runStarted = (events: EngineEvents, dagRunId: string): Promise<void> =>
+  new Promise((resolve) => {
+    const on = (r: DagRunRecord): void => {
+      if (r.dagRunId === dagRunId) {
+        events.off('run:started', on);
+        resolve();
+      }
+    };
+    events.on('run:started', on);
+  });
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'trellis-queues-'));
+  dagsDir = join(home, 'dags');
+  mkdirSync(dagsDir);
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+describe('queues', () => {
+  it('runs 50 enqueued runs in FIFO order through a queue of maxConcurrency 2, never more at once', async () => {
+    dag('job', 'queue: batch\nsteps:\n  - sleep 0.02\n');
+    const { runs, events } = service({ queues: [{ name: 'batch', maxConcurrency: 2 }] });
+    let active = 0;
+    let peak = 0;
+    const order: string[] = [];
+    events.on('run:started', (r) => {
+      active++;
+      peak = Math.max(peak, active);
+      expect(active).toBeLessThanOrEqual(2);
+      order.push(r.dagRunId);
+    });
+    events.on('run:finished', () => active--);
+    const all = finishedRuns(events, 50);
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const s = await runs.start({ dag: 'job', trigger: 'enqueue' });
+      expect(s.queued).toBe(true);
+      expect(s.record.queue).toBe('batch');
+      ids.push(s.record.dagRunId);
+    }
+    const done = await all;
+    expect([...order].sort()).toEqual(ids);
+    // FIFO: each run left the queue no later than every run enqueued after it
+    const startedAt = new Map(done.map((r) => [r.dagRunId, r.startedAt]));
+    const inQueueOrder = ids.map((id) => startedAt.get(id) ?? '');
+    expect(inQueueOrder).toEqual([...inQueueOrder].sort());
+    expect(peak).toBe(2);
+    expect(done.every((r) => r.status === RunStatus.Succeeded)).toBe(true);
+    expect(done.every((r) => r.queuedAt !== '' && r.startedAt >= r.queuedAt)).toBe(true);
+  });
+
+  it('queues a start beyond maxActiveRuns and starts it the moment a slot frees', async () => {
+    dag('one', 'steps:\n  - name: wait\n    command: sleep 30\n');
+    const { runs, events, store } = service();
+    const first = await runs.start({ dag: 'one', dagRunId: 'a' });
+    expect(first.queued).toBe(false);
+    const second = await runs.start({ dag: 'one', dagRunId: 'b' });
+    expect(second.queued).toBe(true);
+    expect(await store.getRun({ name: 'one', dagRunId: 'b' })).toMatchObject({
+      status: RunStatus.Queued,
+      startedAt: '',
+    });
+    const bStarted = runStarted(events, 'b');
+    await runs.stop({ name: 'one', dagRunId: 'a' });
+    await bStarted;
+    const b = await store.getRun({ name: 'one', dagRunId: 'b' });
+    expect(b.status).toBe(RunStatus.Running);
+    expect(b.queuedAt).not.toBe('');
+    await runs.stop({ name: 'one', dagRunId: 'b' });
+    expect((await second.done).status).toBe(RunStatus.Cancelled);
+  });
+
+  it('dequeues a waiting run (cancelled, kept in history) and refuses one that is not queued', async () => {
+    dag('one', 'steps:\n  - name: wait\n    command: sleep 30\n');
+    const { runs, events, store } = service();
+    await runs.start({ dag: 'one', dagRunId: 'a' });
+    await runs.start({ dag: 'one', dagRunId: 'b', trigger: 'enqueue' });
+    await runs.start({ dag: 'one', dagRunId: 'c', trigger: 'enqueue' });
+    await runs.dequeue({ name: 'one', dagRunId: 'b' });
+    expect(await store.getRun({ name: 'one', dagRunId: 'b' })).toMatchObject({
+      status: RunStatus.Cancelled,
+      error: 'dequeued before it started',
+    });
+    await expect(runs.dequeue({ name: 'one', dagRunId: 'a' })).rejects.toMatchObject({
+      code: ErrorCode.NotFound,
+    });
+    const cStarted = runStarted(events, 'c');
+    await runs.stop({ name: 'one', dagRunId: 'a' });
+    await cStarted; // c, not the dequeued b, got the slot
+    expect((await store.getRun({ name: 'one', dagRunId: 'b' })).status).toBe(RunStatus.Cancelled);
+    await runs.stop({ name: 'one', dagRunId: 'c' });
+  });
+
+  it('keeps queued runs across a restart of the process, in their order', async () => {
+    dag('job', 'steps:\n  - "true"\n');
+    const ids = sequentialIdGenerator();
+    const before = service({ ledger: false, ids }); // a process that does not run the queues
+    const queued: string[] = [];
+    for (let i = 0; i < 5; i++)
+      queued.push((await before.runs.start({ dag: 'job', trigger: 'enqueue' })).record.dagRunId);
+    expect((await before.store.listRuns({ name: 'job', status: RunStatus.Queued })).length).toBe(5);
+    const after = service({ ledger: false });
+    const order: string[] = [];
+    after.events.on('run:started', (r) => order.push(r.dagRunId));
+    const all = finishedRuns(after.events, 5);
+    const stop = new AbortController();
+    const loop = after.runs.processQueues(stop.signal, { intervalMs: 50 });
+    await all;
+    stop.abort();
+    await loop;
+    expect(order).toEqual(queued);
+  });
+
+  it('lets two DAGs share a custom queue and its cap', async () => {
+    dag('a', 'queue: shared\nsteps:\n  - name: wait\n    command: sleep 30\n');
+    dag('b', 'queue: shared\nsteps:\n  - "true"\n');
+    const { runs, events } = service({ queues: [{ name: 'shared', maxConcurrency: 1 }] });
+    const a = await runs.start({ dag: 'a', dagRunId: 'a1' });
+    expect(a.queued).toBe(false);
+    const b = await runs.start({ dag: 'b', dagRunId: 'b1' });
+    expect(b.queued).toBe(true);
+    const bStarted = runStarted(events, 'b1');
+    await runs.stop({ name: 'a', dagRunId: 'a1' });
+    await bStarted;
+    expect((await b.done).status).toBe(RunStatus.Succeeded);
+  });
+
+  it('honours the cap from every trigger path: start, enqueue, inline spec, schedule, CLI-style start; singleton refuses', async () => {
+    dag('one', 'steps:\n  - name: wait\n    command: sleep 30\n');
+    const { runs, store } = service();
+    const first = await runs.start({ dag: 'one', dagRunId: 'first' });
+    expect(first.queued).toBe(false);
+    const loaded = new FsDagCatalog(dagsDir).load('one');
+    const paths = [
+      await runs.startLoaded(loaded.dag, loaded.localDags, {}),
+      await runs.enqueue(loaded.dag, loaded.localDags, {}),
+      await runs.startSpec({ spec: 'name: one\nsteps:\n  - "true"\n' }),
+      await runs.startLoaded(loaded.dag, loaded.localDags, { trigger: 'schedule' }),
+      await runs.start({ dag: 'one' }),
+    ];
+    expect(paths.map((p) => p.queued)).toEqual([true, true, true, true, true]);
+    await expect(runs.start({ dag: 'one', singleton: true })).rejects.toMatchObject({
+      code: ErrorCode.AlreadyRunning,
+    });
+    await expect(runs.retry({ name: 'one', dagRunId: 'first' })).rejects.toMatchObject({
+      code: ErrorCode.AlreadyRunning,
+    });
+    expect(
+      (await store.listRuns({ name: 'one', status: RunStatus.Running })).map((r) => r.dagRunId),
+    ).toEqual(['first']);
+    for (const p of paths) await runs.dequeue({ name: 'one', dagRunId: p.record.dagRunId });
+    await runs.stop({ name: 'one', dagRunId: 'first' });
+    await first.done;
+  });
+
+  it('counts runs from the store in a process without the ledger', async () => {
+    dag('one', 'steps:\n  - name: wait\n    command: sleep 30\n');
+    const owner = service();
+    const first = await owner.runs.start({ dag: 'one', dagRunId: 'first' });
+    const cli = service({ ledger: false });
+    const second = await cli.runs.start({ dag: 'one', dagRunId: 'second' });
+    expect(second.queued).toBe(true);
+    await cli.runs.dequeue({ name: 'one', dagRunId: 'second' });
+    await owner.runs.stop({ name: 'one', dagRunId: 'first' });
+    await first.done;
+  });
+});
+
+describe('runs for workers', () => {
+  /** A dispatcher whose workers never report back. */
+  const silentWorkers = (ready: boolean) => {
+    const dispatched: RunActivation[] = [];
+    const cancelled: RunRef[] = [];
+    const listeners: (() => void)[] = [];
+    const state = { ready };
+    const dispatcher: RunDispatcher = {
+      availability: () => (state.ready ? null : 'no worker has labels gpu=true'),
+      dispatch: (a) => {
+        dispatched.push(a);
+        return Promise.resolve();
+      },
+      cancel: (ref) => {
+        cancelled.push(ref);
+        return Promise.resolve();
+      },
+      onCapacity: (l) => {
+        listeners.push(l);
+        return () => undefined;
+      },
+    };
+    return {
+      dispatcher,
+      dispatched,
+      cancelled,
+      state,
+      joined: () => listeners.forEach((l) => l()),
+    };
+  };
+
+  it('keeps a run queued while no worker matches, and dispatches it when one joins', async () => {
+    dag('gpu', 'workerSelector:\n  gpu: "true"\nsteps:\n  - "true"\n');
+    const w = silentWorkers(false);
+    const { runs, store } = service({ dispatcher: w.dispatcher });
+    const s = await runs.start({ dag: 'gpu', dagRunId: 'g1' });
+    expect(s.queued).toBe(true);
+    expect(w.dispatched).toHaveLength(0);
+    w.state.ready = true;
+    w.joined();
+    await expect.poll(() => w.dispatched.length).toBe(1);
+    expect(w.dispatched[0]?.record.dagRunId).toBe('g1');
+    expect((await store.getRun({ name: 'gpu', dagRunId: 'g1' })).status).toBe(RunStatus.Queued);
+  });
+
+  it('fails an activated run that no worker starts within 10 s and frees its slot', async () => {
+    dag('gpu', 'workerSelector:\n  gpu: "true"\nsteps:\n  - "true"\n');
+    const clock = new FakeClock('2026-03-01T10:00:00Z');
+    const w = silentWorkers(true);
+    const { runs, store } = service({ dispatcher: w.dispatcher, clock });
+    await runs.start({ dag: 'gpu', dagRunId: 'g1' });
+    const second = await runs.start({ dag: 'gpu', dagRunId: 'g2' });
+    expect(second.queued).toBe(true);
+    expect(w.dispatched.map((a) => a.record.dagRunId)).toEqual(['g1']);
+    await clock.advanceBy(9_999);
+    await runs.reconcileQueues();
+    expect((await store.getRun({ name: 'gpu', dagRunId: 'g1' })).status).toBe(RunStatus.Queued);
+    await clock.advanceBy(1);
+    await runs.reconcileQueues();
+    const g1 = await store.getRun({ name: 'gpu', dagRunId: 'g1' });
+    expect(g1.status).toBe(RunStatus.Failed);
+    expect(g1.error).toMatch(/did not become running within 10 s/);
+    expect(w.cancelled).toEqual([{ name: 'gpu', dagRunId: 'g1' }]);
+    await expect.poll(() => w.dispatched.map((a) => a.record.dagRunId)).toEqual(['g1', 'g2']);
+  });
+
+  it('frees the slot of a remote run the moment the coordinator reports it final', async () => {
+    dag('gpu', 'workerSelector:\n  gpu: "true"\nsteps:\n  - "true"\n');
+    const w = silentWorkers(true);
+    const { runs } = service({ dispatcher: w.dispatcher });
+    await runs.start({ dag: 'gpu', dagRunId: 'g1' });
+    await runs.start({ dag: 'gpu', dagRunId: 'g2' });
+    const g1 = w.dispatched[0]?.record as DagRunRecord;
+    runs.onRemoteUpdate({ ...g1, status: RunStatus.Running });
+    expect(w.dispatched).toHaveLength(1);
+    runs.onRemoteUpdate({ ...g1, status: RunStatus.Succeeded });
+    await expect.poll(() => w.dispatched.length).toBe(2);
+  });
+});
