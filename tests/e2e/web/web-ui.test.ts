@@ -29,6 +29,11 @@ steps:
   - name: wait
     command: sleep 60
 `,
+  'big-log': `description: Writes 200,000 lines
+steps:
+  - name: spew
+    command: seq 1 200000
+`,
   'report-weekly': `tags: [report]
 steps:
   - echo weekly
@@ -57,19 +62,19 @@ describe('the web UI in headless Chromium against trellis start-all', () => {
     await page.goto(`${server.url}/`);
     const rows = page.locator('table[aria-label="DAGs"] tbody tr[data-dag]');
     await rows.first().waitFor();
-    expect(await rows.count()).toBe(4);
+    expect(await rows.count()).toBe(5);
     await expect.poll(() => page.locator('.system').textContent()).toContain('Healthy');
     await b.shot('01-dag-list');
 
     await page.getByRole('searchbox', { name: 'Search DAGs by name' }).fill('etl');
     await expect.poll(() => rows.count()).toBe(1);
     await page.getByRole('searchbox', { name: 'Search DAGs by name' }).fill('');
-    await expect.poll(() => rows.count()).toBe(4);
+    await expect.poll(() => rows.count()).toBe(5);
     await page.getByRole('combobox', { name: 'Filter by tag' }).selectOption('report');
     await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.first().getAttribute('data-dag')).toBe('report-weekly');
     await page.getByRole('combobox', { name: 'Filter by tag' }).selectOption('');
-    await expect.poll(() => rows.count()).toBe(4);
+    await expect.poll(() => rows.count()).toBe(5);
   });
 
   it('opens a DAG and draws its step graph from depends', async () => {
@@ -132,6 +137,24 @@ describe('the web UI in headless Chromium against trellis start-all', () => {
     await expect.poll(() => count.textContent(), { timeout: 10_000 }).toBe('40 lines');
     await expect.poll(() => page.locator('.log-line').last().textContent()).toContain('line 40');
     await b.shot('05-log-follow');
+  });
+
+  it('shows a 200,000-line log drawing only the rows on screen', async () => {
+    const { page } = b;
+    await page.goto(`${server.url}/dags/big-log`);
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Start', exact: true }).click();
+    await page.waitForURL(/\/runs\/big-log\//);
+    await page.locator('.page-head .badge[data-status="finished"]').waitFor({ timeout: 30_000 });
+    await page.locator('tr[data-step="spew"]').getByRole('button', { name: 'stdout' }).click();
+    const count = page.getByTestId('log-count');
+    await expect.poll(() => count.textContent(), { timeout: 30_000 }).toBe('200,000 lines');
+    // following: the end is on screen; only a window of rows is in the DOM
+    await expect.poll(() => page.locator('.log-line').last().textContent()).toContain('200000');
+    expect(await page.locator('.log-line').count()).toBeLessThan(200);
+    await page.evaluate("document.querySelector('.log-body').scrollTop = 0");
+    await expect.poll(() => page.locator('.log-line').first().textContent()).toBe('11');
+    await b.shot('06-log-200k');
   });
 
   it('validates a spec as you type and shows the problem at its line', async () => {

@@ -57,12 +57,15 @@ export const createWebRouter = (
     '/assets',
     express.static(join(web.root, 'assets'), {
       index: false,
-      fallthrough: false,
       immutable: true,
       maxAge: '365d',
       setHeaders: (res) => res.setHeader('Cache-Control', IMMUTABLE),
     }),
   );
+  // A missing bundle is a plain 404, never index.html (a stale tab asking for an old build).
+  router.use('/assets', (req, res) => {
+    res.status(404).type('text/plain').send(`no such asset: ${req.path}`);
+  });
   router.use(
     express.static(web.root, {
       index: false,

@@ -3,18 +3,9 @@ import type { Worker } from '../api/types';
 import { useApp } from '../app-context';
 import { ErrorBox } from '../components/error-box';
 import { formatAge } from '../lib/time';
+import { workerHealth } from '../lib/worker-health';
 import { useNow, usePoll } from '../lib/use-poll';
 import { Link } from '../router';
-
-/** `WORKER_HEALTH_STATUS_HEALTHY` -> tone and word (spec: Worker health). */
-export const workerHealth = (s: string): { tone: string; text: string } =>
-  s === 'WORKER_HEALTH_STATUS_HEALTHY'
-    ? { tone: 'ok', text: 'healthy' }
-    : s === 'WORKER_HEALTH_STATUS_WARNING'
-      ? { tone: 'partial', text: 'warning' }
-      : s === 'WORKER_HEALTH_STATUS_UNHEALTHY'
-        ? { tone: 'failed', text: 'unhealthy' }
-        : { tone: 'idle', text: s || 'unknown' };
 
 /** Workers with health, labels, running tasks and heartbeat age (`GET /workers`). */
 export const WorkersPage = () => {
