@@ -16,3 +16,7 @@ export {
   type MailTransport,
 } from './mail/mail-transport.js';
 export { DockerExecutor, type DockerExecutorOptions } from './docker/docker.executor.js';
+export {
+  DagContainerHook,
+  type DagContainerHookOptions,
+} from './container/dag-container.hook.js';

@@ -10,6 +10,9 @@ export class FileRecorder implements RunRecorder {
   readonly saves: DagRunRecord[] = [];
   readonly lines: string[] = [];
 
+  /** Called with each chunk a step writes to its stdout (tests await output instead of sleeping). */
+  onOutput: ((key: string, text: string) => void) | undefined;
+
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true });
     this.runLogPath = join(dir, 'run.log');
@@ -30,6 +33,11 @@ export class FileRecorder implements RunRecorder {
     const stderrPath = join(this.dir, `${key}.err`);
     const stdout = createWriteStream(stdoutPath, { flags: 'a' });
     const stderr = createWriteStream(stderrPath, { flags: 'a' });
+    const write = stdout.write.bind(stdout);
+    stdout.write = ((chunk: Buffer | string, ...rest: never[]) => {
+      this.onOutput?.(key, chunk.toString());
+      return write(chunk, ...rest);
+    }) as typeof stdout.write;
     return Promise.resolve({
       stdoutPath,
       stderrPath,

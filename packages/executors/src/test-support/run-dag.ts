@@ -24,12 +24,14 @@ export const runDagText = async (
     runHooks?: readonly RunHook[];
     env?: Record<string, string>;
     stop?: AbortSignal;
+    onOutput?: (key: string, text: string) => void;
   } = {},
 ): Promise<RunResult> => {
   const file = parseDagFile(yaml, { location: join(dir, 'dag.yaml'), cwd: dir });
   if (!file.valid) throw new Error(`test DAG is invalid:\n${file.errors.join('\n')}`);
   const dag = file.main.dag;
   const recorder = new FileRecorder(join(dir, 'logs'));
+  recorder.onOutput = opts.onOutput;
   const record: DagRunRecord = {
     name: dag.name,
     dagRunId: 'run-1',

@@ -1,0 +1,85 @@
+import Dockerode from 'dockerode';
+import type {
+  ExecContext,
+  ExecutionOutcome,
+  Executor,
+  RunHook,
+  RunHookContext,
+  RunResources,
+} from '@trellis/engine';
+import { failed } from '../common/outcome.js';
+import {
+  containerEnv,
+  dockerMessage,
+  execInContainer,
+  stepCommand,
+} from '../docker/container-io.js';
+import { DagContainer, type DagContainerSettings } from './dag-container.js';
+
+/** Options of {@link DagContainerHook}. */
+export interface DagContainerHookOptions {
+  /** @default the local Docker socket */
+  readonly docker?: Dockerode;
+  /** `CONTAINER_AUTH_CONFIG` (Docker's config.json JSON). */
+  readonly authConfig?: string | undefined;
+  /** spec: Limits, 120 seconds. @default 120000 */
+  readonly readyTimeoutMs?: number;
+  /** @default 250 */
+  readonly pollMs?: number;
+}
+
+/**
+ * Runs the `docker` steps of a DAG with a DAG-level `container` inside that one container (spec:
+ * Container (DAG level)): each step is an exec of its `command` and `args` (its executor config
+ * is ignored), with the container's `user` and `workingDir`; the container starts before the
+ * first such step and is removed after the run's handlers unless `keepContainer`.
+ */
+export class DagContainerHook implements RunHook {
+  readonly #settings: DagContainerSettings;
+
+  constructor(options: DagContainerHookOptions = {}) {
+    this.#settings = {
+      docker: options.docker ?? new Dockerode(),
+      authConfig: options.authConfig,
+      readyTimeoutMs: options.readyTimeoutMs ?? 120_000,
+      pollMs: options.pollMs ?? 250,
+    };
+  }
+
+  setUp(ctx: RunHookContext): Promise<RunResources> {
+    const spec = ctx.dag.container;
+    if (!spec) return Promise.resolve({});
+    const dc = new DagContainer(spec, ctx, this.#settings);
+    const executor = new InContainerExecutor(dc, this.#settings.docker);
+    return Promise.resolve({
+      executorFor: (step) => (step.executor.type === 'docker' ? executor : undefined),
+      tearDown: () => dc.tearDown(),
+    });
+  }
+}
+
+/** Executes a step in the run's DAG container. */
+class InContainerExecutor implements Executor {
+  constructor(
+    private readonly dc: DagContainer,
+    private readonly docker: Dockerode,
+  ) {}
+
+  async run(ctx: ExecContext): Promise<ExecutionOutcome> {
+    const cmd = stepCommand(ctx);
+    if (!cmd) return failed('a step in the DAG-level container needs command or script');
+    const started = await this.dc.ensureStarted(ctx.stop.abort);
+    if ('problem' in started) return failed(started.problem);
+    if (ctx.stop.abort.aborted) return failed('the step was stopped before it started');
+    try {
+      return await execInContainer(this.docker, started.container, ctx, {
+        cmd,
+        env: containerEnv(ctx.env),
+        user: this.dc.user,
+        workingDir: this.dc.workingDir,
+      });
+    } catch (e) {
+      return failed(`docker exec in ${this.dc.name}: ${dockerMessage(e)}`);
+    }
+  }
+}
