@@ -55,7 +55,10 @@ const json = async (base: string, method: string, path: string, body?: unknown) 
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { status: res.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, any> };
+  return {
+    status: res.status,
+    body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
+  };
 };
 
 interface Run {
@@ -93,10 +96,15 @@ describe('queues through trellis start-all and the CLI', { timeout: 40_000 }, ()
         ids.push(r.body.dagRunId as string);
       }
       const q = await json(s.base, 'GET', '/queues');
-      const serial = (q.body.queues as any[]).find((x) => x.name === 'serial');
-      expect(serial).toMatchObject({ type: 'dag-based' });
-      expect(serial.summary.total).toBe(3);
-      expect(serial.maxConcurrency).toBeUndefined();
+      const queues = q.body.queues as {
+        name: string;
+        type: string;
+        maxConcurrency?: number;
+        summary: { total: number };
+      }[];
+      const serial = queues.find((x) => x.name === 'serial');
+      expect(serial).toMatchObject({ type: 'dag-based', summary: { total: 3 } });
+      expect(serial?.maxConcurrency).toBeUndefined();
       await expect
         .poll(async () => (await runOf(s.base, 'serial', ids[2] as string)).status, {
           timeout: 15_000,
