@@ -12,13 +12,11 @@ import { dagRoutes } from '../packages/api/dist/routes/dags.routes.js';
 import { systemClock } from '../packages/core/dist/index.js';
 import { FsDagDefinitions } from '../packages/services/dist/index.js';
 import { FsRunStore } from '../packages/store/dist/index.js';
+import { pct } from './util.js';
 
 const FILES = 1000;
 const RUNS_PER_DAG = 10;
 const SAMPLES = 200;
-
-const pct = (xs, p) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 /** A typical DAG: schedule in a zone, tags, params, env, 10 steps with policies, a handler. */
 const typical = (i) => `description: typical DAG number ${i}

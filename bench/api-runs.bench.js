@@ -6,11 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const pct = (xs, p) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+import { pct, sleep, startServer } from './util.js';
 
 /** 10,000 finished runs over 100 DAGs, written as the store writes them (the index is rebuilt on first read). */
 const seedHistory = (home) => {
@@ -58,35 +54,14 @@ export default async function run() {
   );
   seedHistory(home);
   // The server is its own process, as in production: clients must not share its event loop.
-  const bin = fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url));
-  const server = spawn(process.execPath, [bin, 'start-all', '--host', '127.0.0.1', '--port', '0'], {
-    env: { SVC_HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const base = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (c) => {
-      out += c;
-      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(out);
-      if (m) resolve(`${m[1]}/api/v2`);
-    });
-    server.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  const get = async (path) => (await fetch(`${base}${path}`)).json();
-  const post = async (path, body) =>
-    (
-      await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      })
-    ).json();
+  const server = await startServer(home);
+  const { get, post } = server;
   /** Polls the run every `everyMs` (a client's view: the API is all it has). */
   const final = async (name, id, everyMs = 2) => {
     for (;;) {
       const r = await get(`/dag-runs/${name}/${id}`);
       if ([2, 3, 4, 6].includes(r.dagRunDetails?.status)) return r.dagRunDetails;
-      await new Promise((res) => setTimeout(res, everyMs));
+      await sleep(everyMs);
     }
   };
   try {
@@ -132,7 +107,7 @@ export default async function run() {
       const { dagRuns } = await get('/dag-runs?name=one');
       finals = dagRuns.filter((r) => ids.includes(r.dagRunId) && [2, 3, 4, 6].includes(r.status));
       if (finals.length === 200) break;
-      await new Promise((res) => setTimeout(res, 20));
+      await sleep(20);
     }
     const took = performance.now() - t0;
     const ok = finals.filter((r) => r.status === 4).length;
@@ -153,8 +128,7 @@ export default async function run() {
       `step log tail=100 on a 200,000-line log: p50 ${pct(tail, 50).toFixed(1)} ms, p95 ${pct(tail, 95).toFixed(1)} ms (target < 20 ms)`,
     );
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
+    await server.stop();
     rmSync(home, { recursive: true, force: true });
   }
 }
