@@ -72,7 +72,7 @@ afterEach(async () => {
 });
 
 describe('tracing against an OTLP/HTTP receiver', () => {
-  it('exports a run span, step and handler spans, and a child DAG run in the same trace', async () => {
+  it('exports a run span, step and handler spans, and a child DAG run in the same trace (headers expanded from env)', async () => {
     dag(
       'traced',
       [
@@ -81,9 +81,11 @@ describe('tracing against an OTLP/HTTP receiver', () => {
         '  enabled: true',
         `  endpoint: ${receiver.endpoint}`,
         '  headers:',
-        '    x-api-key: secret-1',
+        '    x-api-key: ${API_KEY}',
         '  resource:',
         '    deployment.environment: test',
+        'env:',
+        '  - API_KEY: secret-1',
         'steps:',
         '  - name: show',
         '    command: echo "$TRACEPARENT"',

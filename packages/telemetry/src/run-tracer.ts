@@ -8,7 +8,12 @@ import {
   type Span,
 } from '@opentelemetry/api';
 import { NodeStatus, RunStatus, nodeStatusLabel, runStatusLabel } from '@trellis/core';
-import type { RunHook, RunHookContext, RunResources } from '@trellis/engine';
+import {
+  expandVarsSync,
+  type RunHook,
+  type RunHookContext,
+  type RunResources,
+} from '@trellis/engine';
 import {
   HANDLER_RECORD_KEYS,
   type DagRunRecord,
@@ -98,7 +103,8 @@ export class RunTracer implements RunHook {
     const parent = r.parent
       ? this.#runs.get(runKey({ root: r.root, dagRunId: r.parent.dagRunId }))
       : undefined;
-    const otel = ctx.dag.otel ?? parent?.otel;
+    const written = ctx.dag.otel;
+    const otel = written ? expandOtel(written, ctx.env) : parent?.otel;
     if (!otel?.enabled || otel.endpoint === undefined) return {};
     const pipeline = this.#pipelineFor(otel, (line) => ctx.log(line));
     if (!pipeline) return {};
@@ -252,6 +258,22 @@ export class RunTracer implements RunHook {
     );
   }
 }
+
+/**
+ * `${VAR}` in the endpoint, headers and resource values, from the run's environment (DAG `env`,
+ * dotenv, params, and the system variables steps receive), so a key need not be in the file.
+ */
+const expandOtel = (o: OtelSpec, env: Readonly<Record<string, string>>): OtelSpec => {
+  const x = (v: string): string => expandVarsSync(v, [env]);
+  const map = (m: Readonly<Record<string, string>>): Record<string, string> =>
+    Object.fromEntries(Object.entries(m).map(([k, v]) => [k, x(v)]));
+  return {
+    ...o,
+    ...(o.endpoint !== undefined ? { endpoint: x(o.endpoint) } : {}),
+    headers: map(o.headers),
+    resource: map(o.resource),
+  };
+};
 
 const toParent = (s: Span): { traceId: string; spanId: string; sampled: boolean } => {
   const c = s.spanContext();
