@@ -20,3 +20,8 @@ export {
   DagContainerHook,
   type DagContainerHookOptions,
 } from './container/dag-container.hook.js';
+export {
+  createExecutorSet,
+  type ExecutorSet,
+  type ExecutorSetOptions,
+} from './executor-set.js';

@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { utils, type PasswordAuthMethod, type PublicKeyAuthMethod } from 'ssh2';
+import ssh2, { type PasswordAuthMethod, type PublicKeyAuthMethod } from 'ssh2';
+
+// ssh2 is CommonJS: Node's ESM loader exposes `utils` only on the default export.
+const { utils } = ssh2;
 
 /** spec: SSH settings, `key` default: the standard keys, tried in this order. */
 export const DEFAULT_KEYS = ['id_rsa', 'id_ecdsa', 'id_ed25519', 'id_dsa'] as const;
