@@ -6,7 +6,7 @@ import {
   type ConfigFlags,
 } from '@trellis/core';
 import { EngineEvents } from '@trellis/engine';
-import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
+import { ShellCommandRunner, createExecutorSet } from '@trellis/executors';
 import { FsDagCatalog, RunService } from '@trellis/services';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from '@trellis/telemetry';
@@ -58,18 +58,22 @@ export const makeRuntime = async (
   });
   const dags = new FsDagCatalog(config.paths.dagsDir);
   const events = new EngineEvents();
+  // spec: registryAuths; CONTAINER_AUTH_CONFIG (the peer's DOCKER_AUTH_CONFIG also works)
+  const executorSet = createExecutorSet({
+    containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,
+  });
   const runs = new RunService({
     store,
     dags,
     clock,
     ids: uuidv7Generator(() => clock.now().getTime()),
-    executors: { shell: new ShellExecutor() },
+    executors: executorSet.executors,
     commands: new ShellCommandRunner(),
     processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
     systemEnv: definedEnv(io.env),
     defaultShell: config.defaultShell || io.env.SHELL || 'sh',
     events,
-    runHooks: [tracer],
+    runHooks: [tracer, ...executorSet.runHooks],
   });
   const recovered = await runs.recoverOrphans();
   for (const r of recovered)
