@@ -148,6 +148,9 @@ else
   if [ "$(id -u)" -eq 0 ]; then
     mkdir -p /run/sshd
     chmod 755 /run/sshd
+    # The ssh executor's password-login tests log in as this local account; it is created locked
+    # and each test run sets a fresh random password for its own loopback sshd.
+    id trellis-ssh >/dev/null 2>&1 || useradd --create-home --shell /bin/sh trellis-ssh
   else
     log "not root: /run/sshd left as it is (only an sshd started by root needs it)"
   fi
