@@ -127,6 +127,15 @@ describe('trellis start, status, retry and dry', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('unknown field "comand"');
   });
+
+  it('still shows the runs of a DAG whose file broke after it ran', () => {
+    dag('was-fine', 'name: renamed-dag\nsteps:\n  - "true"\n');
+    expect(trellis('start', 'was-fine', '--run-id', 'ok1').status).toBe(0);
+    dag('was-fine', 'name: renamed-dag\nsteps:\n  - {name: a, comand: x}\n');
+    const r = trellis('status', 'was-fine', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ name: 'renamed-dag', dagRunId: 'ok1', status: 4 });
+  });
 });
 
 describe('trellis stop and signals', () => {

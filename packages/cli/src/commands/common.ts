@@ -166,10 +166,11 @@ export const stopOnSignals = (io: CliIo, stop: () => Promise<void>): (() => void
 
 /**
  * The DAG name a command argument means: the `name` of the DAG file it names (a path, or a name
- * in the DAGs folder), else the argument itself (a DAG that has runs but no file any more).
+ * in the DAGs folder; also when the file now has problems), else the argument itself (a DAG that
+ * has runs but no file any more).
  */
 export const dagNameOf = (rt: Runtime, ref: string, cwd: string): string =>
-  rt.dags.locate(ref, cwd) === undefined ? ref : rt.dags.load(ref, cwd).dag.name;
+  rt.dags.nameOf(ref, cwd);
 
 /**
  * Runs in the foreground what `start` starts: prints each step transition, the `startedLine`,

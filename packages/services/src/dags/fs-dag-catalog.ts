@@ -28,14 +28,21 @@ export class FsDagCatalog {
     return candidates.find((p) => existsSync(p) && statSync(p).isFile());
   }
 
+  /**
+   * The DAG name `ref` means: the name in the file it names (also when the file now has
+   * problems: its runs are still its runs), else `ref` itself (a DAG with runs but no file).
+   */
+  nameOf(ref: string, baseDir?: string): string {
+    const location = this.locate(ref, baseDir);
+    if (!location) return ref;
+    return this.#parse(location).main.dag.name || ref;
+  }
+
   /** Loads and validates the DAG `ref` names; throws not_found or bad_request (with the problems). */
   load(ref: string, baseDir?: string): LoadedDag {
     const location = this.locate(ref, baseDir);
     if (!location) throw notFound('dag', ref);
-    const file = parseDagFile(readFileSync(location, 'utf8'), {
-      location,
-      dagExists: (target) => this.locate(target, resolve(location, '..')) !== undefined,
-    });
+    const file = this.#parse(location);
     if (!file.valid) {
       throw new AppError(
         ErrorCode.BadRequest,
@@ -44,5 +51,12 @@ export class FsDagCatalog {
       );
     }
     return { dag: file.main.dag, localDags: file.localDags.map((d) => d.dag), location };
+  }
+
+  #parse(location: string): ReturnType<typeof parseDagFile> {
+    return parseDagFile(readFileSync(location, 'utf8'), {
+      location,
+      dagExists: (target) => this.locate(target, resolve(location, '..')) !== undefined,
+    });
   }
 }
