@@ -94,5 +94,7 @@ describe('jq executor (jq-wasm, real jq 1.8)', () => {
     const outcome = await running;
     expect(outcome.exitCode).toBeNull();
     expect(outcome.signal).toBe('SIGTERM');
+    const after = await runJq('.title');
+    expect(after.out).toBe('"héllo wörld"\n'); // a fresh worker serves the next step
   });
 });

@@ -1,10 +1,6 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import type { ExecContext, ExecutionOutcome, Executor } from '@trellis/engine';
 import { emitOutput, failed, writeText } from '../common/outcome.js';
-import { JQ_WORKER_SOURCE, type JqWorkerReply } from './jq-worker.js';
-
-const jqPath = createRequire(import.meta.url).resolve('jq-wasm');
+import { JqPool } from './jq-pool.js';
 
 /** The jq executor's config as the spec package compiles it. */
 interface JqConfig {
@@ -14,12 +10,14 @@ interface JqConfig {
 
 /**
  * `executor: jq` (spec: Executors): `script` is the JSON input, `command` the filter; no filter
- * formats the JSON (`.`). The real jq C code (jq-wasm, jq 1.8) runs in a worker thread per
- * execution, so a stop ends even a runaway filter. Each result is printed with a 4-space indent
- * (peer-behaviour 10), strings unquoted with `raw: true`. A bad filter or input fails the step
+ * formats the JSON (`.`). The real jq C code (jq-wasm, jq 1.8) runs in pooled worker threads, so
+ * a stop ends even a runaway filter (its worker is terminated). Each result is printed with a
+ * 4-space indent (peer-behaviour 10), strings unquoted with `raw: true`. A bad filter or input fails the step
  * with jq's own message and exit code (3 compile error, 5 runtime or parse error).
  */
 export class JqExecutor implements Executor {
+  constructor(private readonly pool: JqPool = new JqPool()) {}
+
   async run(ctx: ExecContext): Promise<ExecutionOutcome> {
     const { step } = ctx;
     const input = step.script;
@@ -30,7 +28,7 @@ export class JqExecutor implements Executor {
     const flags = config.raw === true ? ['-r'] : ['--indent', '4'];
     if (ctx.stop.abort.aborted) return failed('the step was stopped before it started');
 
-    const reply = await runInWorker({ jqPath, input, filter, flags }, ctx.stop.abort);
+    const reply = await this.pool.run({ input, filter, flags }, ctx.stop.abort);
     if (reply === 'stopped') return { exitCode: null, signal: ctx.stop.signal };
     if ('crash' in reply) return failed(`jq could not run: ${reply.crash}`);
     if (reply.stderr) await writeText(ctx.stderr, `${reply.stderr}\n`);
@@ -42,25 +40,3 @@ export class JqExecutor implements Executor {
     return { exitCode: 0, signal: null, ...out };
   }
 }
-
-/** Runs one jq call in a fresh worker; terminates it when `abort` fires. */
-const runInWorker = (
-  data: { jqPath: string; input: string; filter: string; flags: string[] },
-  abort: AbortSignal,
-): Promise<JqWorkerReply | 'stopped'> =>
-  new Promise((resolve) => {
-    const worker = new Worker(JQ_WORKER_SOURCE, { eval: true, workerData: data });
-    let settled = false;
-    const settle = (r: JqWorkerReply | 'stopped'): void => {
-      if (settled) return;
-      settled = true;
-      abort.removeEventListener('abort', onAbort);
-      resolve(r);
-      void worker.terminate();
-    };
-    const onAbort = (): void => settle('stopped');
-    abort.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (m: JqWorkerReply) => settle(m));
-    worker.once('error', (e) => settle({ crash: e.message }));
-    worker.once('exit', (code) => settle({ crash: `the jq worker exited with ${code}` }));
-  });
