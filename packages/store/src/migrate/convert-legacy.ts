@@ -81,8 +81,15 @@ const stubDag = (name: string, s: LegacyStatus): Dag => {
     steps: steps.length > 0 ? steps : [{ name: 'step 1', command: 'true' }],
     ...(Object.keys(handlerOn).length > 0 ? { handlerOn } : {}),
   });
-  return parseDagFile(text, { name }).main.dag;
+  // Runs of one DAG mostly share their steps: parse each distinct stand-in once.
+  const known = stubs.get(text);
+  if (known) return known;
+  if (stubs.size >= 256) stubs.clear();
+  const dag = parseDagFile(text, { name }).main.dag;
+  stubs.set(text, dag);
+  return dag;
 };
+const stubs = new Map<string, Dag>();
 
 const fallbackStep = (name: string, command: string): Step => {
   const dag = parseDagFile(JSON.stringify({ steps: [{ name, command: command || 'true' }] }), {
