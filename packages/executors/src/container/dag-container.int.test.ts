@@ -12,6 +12,7 @@ import { DagContainerHook } from './dag-container.hook.js';
 const docker = new Dockerode();
 const HEALTHY = 'trellis-test/healthy:1';
 const UNHEALTHY = 'trellis-test/unhealthy:1';
+const SLEEPER = 'trellis-test/sleeper:1';
 let root: string;
 let dir: string;
 let n = 0;
@@ -30,6 +31,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'trellis-dagc-'));
   await chmod(root, 0o755);
   await ensureImage(docker, HEALTHY, `FROM ${BUSYBOX}\nHEALTHCHECK --interval=1s CMD true\n`);
+  await ensureImage(docker, SLEEPER, `FROM ${BUSYBOX}\nCMD ["sleep", "300"]\n`);
   await ensureImage(
     docker,
     UNHEALTHY,
@@ -109,6 +111,36 @@ steps:
     expect(kept[0]?.State).toBe('running');
   });
 
+  it('applies network, ports and restartPolicy to the container', async () => {
+    const net = `dagc-net-${n}`;
+    await docker.createNetwork({ Name: net });
+    try {
+      const { record } = await run(`
+name: dagc-wiring
+container:
+  image: ${BUSYBOX}
+  network: ${net}
+  ports: ["127.0.0.1:0:8080", "9090/udp"]
+  restartPolicy: unless-stopped
+  keepContainer: true
+steps:
+  - hostname
+`);
+      expect(record.status).toBe(RunStatus.Succeeded);
+      const [c] = await containersOf('dagc-wiring');
+      const info = await docker.getContainer(c?.Id ?? '').inspect();
+      expect(info.HostConfig.NetworkMode).toBe(net);
+      expect(info.HostConfig.RestartPolicy?.Name).toBe('unless-stopped');
+      expect(info.HostConfig.PortBindings).toEqual({
+        '8080/tcp': [{ HostIp: '127.0.0.1', HostPort: '0' }],
+      });
+      expect(Object.keys(info.Config.ExposedPorts ?? {}).sort()).toEqual(['8080/tcp', '9090/udp']);
+      await docker.getContainer(c?.Id ?? '').remove({ force: true });
+    } finally {
+      await docker.getNetwork(net).remove();
+    }
+  });
+
   it('waits for healthy', async () => {
     const { record, recorder } = await run(`
 name: dagc-healthy
@@ -186,6 +218,29 @@ steps:
     expect(record.status).toBe(RunStatus.Cancelled);
     expect(record.nodes[0]?.status).toBe(NodeStatus.Cancelled);
     expect(await containersOf('dagc-stop')).toEqual([]);
+  });
+
+  it("starts with the image's own entrypoint, and says when the container stops before it is ready", async () => {
+    const ok = await run(`
+name: dagc-entry
+container:
+  image: ${SLEEPER}
+  startup: entrypoint
+steps:
+  - cat /proc/1/cmdline
+`);
+    expect(ok.record.status).toBe(RunStatus.Succeeded);
+    const dead = await run(`
+name: dagc-dead
+container:
+  image: ${BUSYBOX}
+  startup: entrypoint
+steps:
+  - name: one
+    command: "true"
+`);
+    expect(dead.record.status).toBe(RunStatus.Failed);
+    expect(dead.record.nodes[0]?.error).toMatch(/stopped before it was ready \(status exited/);
   });
 
   it('fails the steps clearly when the image is missing and pullPolicy is never', async () => {

@@ -196,6 +196,28 @@ describe('docker executor (real Docker engine)', () => {
     expect(body).toBe('served\n');
   });
 
+  it('joins a network with aliases (network.endpointsConfig) on the given platform', async () => {
+    const net = name('net');
+    await docker.createNetwork({ Name: net });
+    try {
+      const t = dockerStep(
+        {
+          image: BUSYBOX,
+          platform: `linux/${process.arch === 'arm64' ? 'arm64' : 'amd64'}`,
+          host: { networkMode: net },
+          network: { endpointsConfig: { [net]: { aliases: ['db-alias'] } } },
+        },
+        { command: 'sh -c "ping -c 1 -W 2 db-alias >/dev/null && echo alias resolves"' },
+      );
+      const outcome = await executor.run(t.ctx);
+      expect(t.err.text).toBe('');
+      expect(outcome.exitCode).toBe(0);
+      expect(t.out.text).toBe('alias resolves\n');
+    } finally {
+      await docker.getNetwork(net).remove();
+    }
+  });
+
   it('pulls with registryAuths credentials (pull: always), and with CONTAINER_AUTH_CONFIG', async () => {
     const registry = await startTestRegistry({
       repo: 'team/app',
