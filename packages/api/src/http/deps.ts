@@ -3,6 +3,7 @@ import type { DagDefinitions, RunService } from '@trellis/services';
 import type { HttpLogger } from '../errors/error-middleware.js';
 import type { Authenticator } from './auth.js';
 import type { RunQueries } from './run-queries.js';
+import type { WorkerInfo } from '../wire/worker.schema.js';
 
 /** What the HTTP layer needs: services and probes, never a concrete store (ARCHITECTURE.md 5). */
 export interface HttpDeps {
@@ -21,6 +22,11 @@ export interface HttpDeps {
   readonly metrics: () => Promise<{ readonly contentType: string; readonly body: string }>;
   /** Custom queues from config.yaml (`queues`), for GET /queues. @default [] */
   readonly queueConfig?: readonly { readonly name: string; readonly maxConcurrency: number }[];
+  /**
+   * The coordinator's worker registry (distributed mode). Absent when no coordinator runs in this
+   * process: GET /workers answers 503 service_unavailable.
+   */
+  readonly workers?: () => readonly WorkerInfo[];
   /** Whether GET /metrics needs credentials. @default false (public) */
   readonly metricsPrivate?: boolean;
 }

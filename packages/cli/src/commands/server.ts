@@ -6,10 +6,12 @@ import { parseCommandArgs } from './common.js';
 const OPTIONS = {
   host: { type: 'string', short: 's' },
   port: { type: 'string', short: 'p' },
+  'coordinator-port': { type: 'string' },
+  'redis-url': { type: 'string' },
 } as const;
 
 const make = (name: 'server' | 'start-all', summary: string, withScheduler: boolean): Command => {
-  const usage = `trellis ${name} [--host <h>] [--port <p>] [--dags <dir>] [--home <dir>] [--config <file>]`;
+  const usage = `trellis ${name} [--host <h>] [--port <p>] [--redis-url <url>] [--coordinator-port <p>] [--dags <dir>] [--home <dir>] [--config <file>]`;
   return {
     name,
     summary,
@@ -34,6 +36,8 @@ const make = (name: 'server' | 'start-all', summary: string, withScheduler: bool
           dags: values.dags,
           host: values.host,
           port: values.port,
+          coordinatorPort: values['coordinator-port'],
+          redisUrl: values['redis-url'],
         },
         { withScheduler },
       );

@@ -143,6 +143,23 @@ const CoordinatorSchema = section({
    * @default `''`
    */
   advertise: z.string({ error: 'use host:port, e.g. coordinator.internal:50055' }).default(''),
+  /**
+   * PEM certificate file: the coordinator serves TLS with it; a worker presents it as its client
+   * certificate. Empty means plain gRPC (loopback or a private network only).
+   * @default `''`
+   */
+  tlsCertFile: z.string({ error: 'use the path of a PEM certificate file' }).default(''),
+  /**
+   * PEM private key file of `tlsCertFile`.
+   * @default `''`
+   */
+  tlsKeyFile: z.string({ error: 'use the path of a PEM private key file' }).default(''),
+  /**
+   * PEM CA bundle: workers verify the coordinator with it; the coordinator, when set, requires
+   * worker certificates signed by it. A worker with only this set dials TLS.
+   * @default `''`
+   */
+  tlsCaFile: z.string({ error: 'use the path of a PEM CA certificate file' }).default(''),
 });
 
 const WorkerSchema = section({

@@ -118,6 +118,24 @@ export const ENV_MAP = [
     description: 'host:port workers dial to reach the coordinator (default host:port).',
   },
   {
+    name: 'SVC_COORDINATOR_TLS_CERT_FILE',
+    path: 'coordinator.tlsCertFile',
+    kind: 'path',
+    description: 'PEM certificate: the coordinator serves TLS; a worker uses it as client cert (default none: plain gRPC).',
+  },
+  {
+    name: 'SVC_COORDINATOR_TLS_KEY_FILE',
+    path: 'coordinator.tlsKeyFile',
+    kind: 'path',
+    description: 'PEM private key of the TLS certificate (default none).',
+  },
+  {
+    name: 'SVC_COORDINATOR_TLS_CA_FILE',
+    path: 'coordinator.tlsCaFile',
+    kind: 'path',
+    description: 'PEM CA bundle: workers verify the coordinator; the coordinator requires worker certs (default none).',
+  },
+  {
     name: 'SVC_WORKER_ID',
     path: 'worker.id',
     kind: 'string',

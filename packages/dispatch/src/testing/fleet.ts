@@ -15,6 +15,8 @@ export interface CoordinatorSide {
   readonly store: FsRunStore;
   readonly coordinator: Coordinator;
   readonly dispatcher: BullmqDispatcher;
+  /** Stops the coordinator, waits `downMs`, and starts a new one on the same port and store. */
+  restartCoordinator(downMs: number): Promise<void>;
   readonly updates: DagRunRecord[];
   /** Resolves with the run's record once it is final. */
   final(dagRunId: string): Promise<DagRunRecord>;
@@ -42,30 +44,48 @@ export const startCoordinatorSide = async (
   });
   const updates: DagRunRecord[] = [];
   const waiters = new Map<string, (r: DagRunRecord) => void>();
-  const coordinator = new Coordinator({
-    store,
-    clock,
-    logDir: join(home, 'logs'),
-    port: opts.port ?? 0,
-    onRunUpdate: (r) => {
-      updates.push(structuredClone(r));
-      if ([2, 3, 4, 6].includes(r.status)) waiters.get(r.dagRunId)?.(r);
-    },
-  });
+  const makeCoordinator = (port: number): Coordinator =>
+    new Coordinator({
+      store,
+      clock,
+      logDir: join(home, 'logs'),
+      port,
+      onRunUpdate: (r) => {
+        updates.push(structuredClone(r));
+        if ([2, 3, 4, 6].includes(r.status)) waiters.get(r.dagRunId)?.(r);
+      },
+    });
+  let coordinator = makeCoordinator(opts.port ?? 0);
   await coordinator.start();
   const redisConn = createRedis(redis.url);
-  const dispatcher = new BullmqDispatcher({
-    redis: redisConn,
-    coordinator,
-    clock,
-    ...(opts.prefix ? { prefix: opts.prefix } : {}),
-  });
+  const makeDispatcher = (): BullmqDispatcher =>
+    new BullmqDispatcher({
+      redis: redisConn,
+      coordinator,
+      clock,
+      ...(opts.prefix ? { prefix: opts.prefix } : {}),
+    });
+  let dispatcher = makeDispatcher();
   await dispatcher.start();
   return {
     home,
     store,
-    coordinator,
-    dispatcher,
+    get coordinator() {
+      return coordinator;
+    },
+    get dispatcher() {
+      return dispatcher;
+    },
+    restartCoordinator: async (downMs) => {
+      const port = coordinator.port;
+      await dispatcher.close();
+      await coordinator.stop();
+      await clock.sleep(downMs);
+      coordinator = makeCoordinator(port);
+      await coordinator.start();
+      dispatcher = makeDispatcher();
+      await dispatcher.start();
+    },
     updates,
     final: async (id) => {
       const found = updates.find((u) => u.dagRunId === id && [2, 3, 4, 6].includes(u.status));

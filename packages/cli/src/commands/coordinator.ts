@@ -1,0 +1,91 @@
+import { mkdirSync } from 'node:fs';
+import { systemClock } from '@trellis/core';
+import { ExitCode, type CliIo } from '../io.js';
+import { dagDefinitionsOf, makeRuntime } from '../wiring/runtime.js';
+import { startSchedulerRole } from '../wiring/scheduler-role.js';
+import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/serve.js';
+import type { Command } from './command.js';
+import { parseCommandArgs } from './common.js';
+
+const USAGE =
+  'trellis coordinator [--coordinator-host <h>] [--coordinator-port <p>] [--coordinator-advertise <host:port>] [--redis-url <url>] [--dags <dir>] [--home <dir>] [--config <file>]';
+
+const OPTIONS = {
+  'coordinator-host': { type: 'string' },
+  'coordinator-port': { type: 'string' },
+  'coordinator-advertise': { type: 'string' },
+  'redis-url': { type: 'string' },
+} as const;
+
+/**
+ * `trellis coordinator`: the gRPC coordinator and BullMQ dispatch, with the scheduler role (cron
+ * and queue processor) whose runs it dispatches, without the REST API. Needs `SVC_REDIS_URL`.
+ */
+const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS);
+  if (values.help) {
+    io.out(`usage: ${USAGE}`);
+    return ExitCode.Ok;
+  }
+  if (positionals.length > 0) {
+    io.err(
+      `trellis coordinator: unexpected argument ${JSON.stringify(positionals[0])}\nusage: ${USAGE}`,
+    );
+    return ExitCode.Usage;
+  }
+  const rt = await makeRuntime(
+    io,
+    {
+      home: values.home,
+      config: values.config,
+      dags: values.dags,
+      coordinatorHost: values['coordinator-host'],
+      coordinatorPort: values['coordinator-port'],
+      coordinatorAdvertise: values['coordinator-advertise'],
+      redisUrl: values['redis-url'],
+    },
+    { fleet: true },
+  );
+  const fleet = rt.fleet;
+  if (!fleet) {
+    io.err(
+      'trellis coordinator: no Redis configured: set SVC_REDIS_URL (or --redis-url, or redis.url in config.yaml); workers take runs from Redis queues',
+    );
+    return ExitCode.Usage;
+  }
+  const { config } = rt;
+  for (const dir of [config.paths.dagsDir, config.paths.dataDir, config.paths.logDir])
+    mkdirSync(dir, { recursive: true });
+  try {
+    await fleet.start();
+  } catch (e) {
+    io.err(`trellis coordinator: ${(e as Error).message}`);
+    await fleet.stop().catch(() => undefined);
+    return ExitCode.Failure;
+  }
+  const stop = new AbortController();
+  const role = startSchedulerRole(
+    rt,
+    dagDefinitionsOf(rt, systemClock),
+    systemClock,
+    (l) => io.err(l),
+    stop.signal,
+  );
+  io.out(
+    `Trellis coordinator serving gRPC on ${config.coordinator.host}:${fleet.coordinator.port} (workers dial ${fleet.coordinator.advertise}; data in ${config.home})`,
+  );
+  await shutdownSignal(io);
+  stop.abort();
+  await role.done;
+  await rt.runs.drain(SHUTDOWN_GRACE_MS);
+  await fleet.stop();
+  io.out('Trellis coordinator stopped');
+  return ExitCode.Ok;
+};
+
+export const coordinatorCommand: Command = {
+  name: 'coordinator',
+  summary: 'track workers over gRPC and dispatch runs to them',
+  usage: USAGE,
+  run,
+};

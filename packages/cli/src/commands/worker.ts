@@ -1,0 +1,122 @@
+import { hostname } from 'node:os';
+import { ConfigError, loadConfig, systemClock } from '@trellis/core';
+import { CoordinatorClient } from '@trellis/coordinator';
+import { WorkerAgent, createRedis } from '@trellis/dispatch';
+import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
+import { currentOwner } from '@trellis/store';
+import { ExitCode, type CliIo } from '../io.js';
+import { tlsOf } from '../wiring/fleet.js';
+import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/serve.js';
+import type { Command } from './command.js';
+import { parseCommandArgs } from './common.js';
+
+const USAGE =
+  'trellis worker --coordinator <host:port> --labels k=v,... [--id <id>] [--concurrency N] [--redis-url <url>] [--grace-sec N] [--home <dir>] [--config <file>]';
+
+const OPTIONS = {
+  coordinator: { type: 'string' },
+  labels: { type: 'string', short: 'l' },
+  id: { type: 'string' },
+  concurrency: { type: 'string', short: 'c' },
+  'redis-url': { type: 'string' },
+  'grace-sec': { type: 'string' },
+} as const;
+
+/**
+ * `trellis worker`: executes runs the coordinator dispatches to its labels (ARCHITECTURE.md
+ * section 3). Needs Redis (`SVC_REDIS_URL`) and a coordinator. SIGTERM: no new runs, running ones
+ * finish within the grace period, then they are stopped.
+ */
+const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS);
+  if (values.help) {
+    io.out(`usage: ${USAGE}`);
+    return ExitCode.Ok;
+  }
+  if (positionals.length > 0) {
+    io.err(
+      `trellis worker: unexpected argument ${JSON.stringify(positionals[0])}\nusage: ${USAGE}`,
+    );
+    return ExitCode.Usage;
+  }
+  const graceSec = values['grace-sec'] === undefined ? undefined : Number(values['grace-sec']);
+  if (graceSec !== undefined && !(Number.isFinite(graceSec) && graceSec >= 0)) {
+    io.err(
+      `trellis worker: invalid --grace-sec ${JSON.stringify(values['grace-sec'])}: use a number of seconds, 0 or more`,
+    );
+    return ExitCode.Usage;
+  }
+  let config;
+  try {
+    ({ config } = loadConfig({
+      env: io.env,
+      cwd: io.cwd,
+      argv: {
+        home: values.home,
+        config: values.config,
+        labels: values.labels,
+        workerId: values.id,
+        concurrency: values.concurrency,
+        redisUrl: values['redis-url'],
+      },
+    }));
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.err(`trellis worker: ${e.message}`);
+      return ExitCode.Usage;
+    }
+    throw e;
+  }
+  const redisUrl = config.redis?.url;
+  if (redisUrl === undefined) {
+    io.err(
+      'trellis worker: no Redis configured: set SVC_REDIS_URL (or --redis-url, or redis.url in config.yaml) to the Redis the coordinator uses',
+    );
+    return ExitCode.Usage;
+  }
+  const c = config.coordinator;
+  const address = values.coordinator ?? (c.advertise || `${c.host}:${c.port}`);
+  if (!/^[^\s:]+:\d{1,5}$/.test(address) && !/^\[[^\]]+\]:\d{1,5}$/.test(address)) {
+    io.err(
+      `trellis worker: invalid --coordinator ${JSON.stringify(address)}: use host:port, e.g. 127.0.0.1:50055`,
+    );
+    return ExitCode.Usage;
+  }
+  const id = config.worker.id || `${hostname()}@${process.pid}`;
+  const tls = tlsOf(config);
+  const owner = currentOwner(id);
+  const redis = createRedis(redisUrl);
+  redis.on('error', () => undefined); // reconnects with back-off; BullMQ reports lasting trouble
+  const agent = new WorkerAgent({
+    id,
+    labels: config.worker.labels,
+    concurrency: config.worker.concurrency,
+    client: new CoordinatorClient({ address, clock: systemClock, ...(tls ? { tls } : {}) }),
+    redis,
+    clock: systemClock,
+    executors: { shell: new ShellExecutor() },
+    commands: new ShellCommandRunner(),
+    systemEnv: Object.fromEntries(
+      Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined),
+    ),
+    defaultShell: config.defaultShell || io.env.SHELL || 'sh',
+    owner: { pid: owner.pid, host: owner.host, processStart: owner.processStart },
+    log: (line) => io.err(`worker ${id}: ${line}`),
+  });
+  agent.start();
+  io.out(
+    `Trellis worker "${id}" started (coordinator ${address}, labels ${JSON.stringify(config.worker.labels)}, concurrency ${config.worker.concurrency})`,
+  );
+  await shutdownSignal(io);
+  await agent.stop(graceSec === undefined ? SHUTDOWN_GRACE_MS : graceSec * 1000);
+  redis.disconnect();
+  io.out(`Trellis worker "${id}" stopped`);
+  return ExitCode.Ok;
+};
+
+export const workerCommand: Command = {
+  name: 'worker',
+  summary: 'run DAG runs dispatched by a coordinator',
+  usage: USAGE,
+  run,
+};

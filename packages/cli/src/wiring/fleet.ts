@@ -1,0 +1,88 @@
+import type { Clock, Config } from '@trellis/core';
+import { Coordinator, type TlsFiles, type WorkerView } from '@trellis/coordinator';
+import { BullmqDispatcher, createRedis } from '@trellis/dispatch';
+import type { DagRunRecord } from '@trellis/spec';
+import type { FsRunStore } from '@trellis/store';
+
+/** The coordinator side of distributed mode in one process: gRPC coordinator + BullMQ dispatch. */
+export interface Fleet {
+  readonly coordinator: Coordinator;
+  readonly dispatcher: BullmqDispatcher;
+  /** Where remote runs' record changes go (the run service's queue ledger). */
+  onRunUpdate: (record: DagRunRecord) => void;
+  /** Binds gRPC and loads the known dispatch queues. Errors name the address and the fix. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  workers(): WorkerView[];
+}
+
+/** TLS files from config, or undefined for plain gRPC. */
+export const tlsOf = (config: Readonly<Config>): TlsFiles | undefined => {
+  const t = config.coordinator;
+  if (t.tlsCertFile === '' && t.tlsCaFile === '') return undefined;
+  return { certFile: t.tlsCertFile, keyFile: t.tlsKeyFile, caFile: t.tlsCaFile };
+};
+
+/**
+ * Wires the coordinator (single writer of remote runs' records and logs) and the BullMQ
+ * dispatcher over the same store. Only when `redis.url` is set (distributed mode).
+ */
+export const makeFleet = (
+  config: Readonly<Config>,
+  store: FsRunStore,
+  clock: Clock,
+  log: (line: string) => void,
+): Fleet | undefined => {
+  const url = config.redis?.url;
+  if (url === undefined) return undefined;
+  const c = config.coordinator;
+  const tls = tlsOf(config);
+  let onRunUpdate: (record: DagRunRecord) => void = () => undefined;
+  const coordinator = new Coordinator({
+    store,
+    clock,
+    logDir: config.paths.logDir,
+    host: c.host,
+    port: c.port,
+    ...(c.advertise ? { advertise: c.advertise } : {}),
+    ...(tls ? { tls } : {}),
+    onRunUpdate: (r) => onRunUpdate(r),
+    warn: (m) => log(`warning: coordinator: ${m}`),
+  });
+  const redis = createRedis(url);
+  redis.on('error', () => undefined); // reconnects on its own; BullMQ reports lasting trouble
+  const dispatcher = new BullmqDispatcher({ redis, coordinator, clock });
+  return {
+    coordinator,
+    dispatcher,
+    set onRunUpdate(f: (record: DagRunRecord) => void) {
+      onRunUpdate = f;
+    },
+    get onRunUpdate() {
+      return onRunUpdate;
+    },
+    start: async () => {
+      try {
+        await coordinator.start();
+      } catch (e) {
+        const msg = (e as Error).message;
+        throw new Error(
+          /EADDRINUSE|address already in use|No address added/i.test(msg)
+            ? `the gRPC coordinator cannot listen on ${c.host}:${c.port} (in use?): choose another with --coordinator-port or SVC_COORDINATOR_PORT`
+            : `the gRPC coordinator cannot start on ${c.host}:${c.port}: ${msg}`,
+          { cause: e },
+        );
+      }
+      await dispatcher.start();
+      log(
+        `coordinator listening on ${c.host}:${coordinator.port} (workers dial ${coordinator.advertise}${tls ? ', TLS' : ''})`,
+      );
+    },
+    stop: async () => {
+      await dispatcher.close();
+      await coordinator.stop();
+      redis.disconnect();
+    },
+    workers: () => coordinator.workers(),
+  };
+};

@@ -1,0 +1,295 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '@trellis/core';
+import { CoordinatorClient } from '@trellis/coordinator';
+import type { DagRunRecord } from '@trellis/spec';
+import {
+  spawnWorker,
+  startCoordinatorSide,
+  startRedis,
+  type CoordinatorSide,
+  type PrivateRedis,
+  type WorkerProcess,
+} from './testing/index.js';
+
+/**
+ * Distributed mode with real processes on loopback (issue 6, Tests): a private redis-server, the
+ * coordinator and dispatcher in this process over a file store, and `trellis worker` processes
+ * (the built binary) with different labels.
+ */
+let redis: PrivateRedis;
+let side: CoordinatorSide;
+let workerHome: string;
+const workers: WorkerProcess[] = [];
+let seq = 0;
+
+const dagYaml = (name: string, selector: Record<string, string>, steps: string[]): string => {
+  const sel = Object.entries(selector);
+  return [
+    `name: ${name}`,
+    ...(sel.length > 0 ? ['workerSelector:', ...sel.map(([k, v]) => `  ${k}: "${v}"`)] : []),
+    'steps:',
+    ...steps.map((s) => `  - ${JSON.stringify(s)}`),
+    '',
+  ].join('\n');
+};
+
+const worker = async (
+  id: string,
+  labels: Record<string, string>,
+  concurrency = 2,
+): Promise<WorkerProcess> => {
+  const w = await spawnWorker({
+    id,
+    labels,
+    concurrency,
+    coordinator: `127.0.0.1:${side.coordinator.port}`,
+    redisUrl: redis.url,
+    home: workerHome,
+  });
+  workers.push(w);
+  return w;
+};
+
+/** Resolves once the coordinator has a heartbeat from `id`. */
+const joined = (id: string): Promise<void> =>
+  new Promise((resolve) => {
+    const has = (): boolean =>
+      side.coordinator.workers().some((w) => w.id === id && w.health === 'healthy');
+    if (has()) return resolve();
+    const off = side.coordinator.onCapacity(() => {
+      if (has()) {
+        off();
+        resolve();
+      }
+    });
+  });
+
+/** Resolves with the first record update of `id` that satisfies `pred`. */
+const update = (id: string, pred: (r: DagRunRecord) => boolean): Promise<DagRunRecord> =>
+  new Promise((resolve) => {
+    const found = side.updates.find((u) => u.dagRunId === id && pred(u));
+    if (found) return resolve(found);
+    const timer = setInterval(() => {
+      const f = side.updates.find((u) => u.dagRunId === id && pred(u));
+      if (f) {
+        clearInterval(timer);
+        resolve(f);
+      }
+    }, 20);
+  });
+
+const newId = (): string => `run-${++seq}`;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  side = await startCoordinatorSide(redis);
+  workerHome = mkdtempSync(join(tmpdir(), 'trellis-worker-home-'));
+}, 30_000);
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+}, 30_000);
+
+afterAll(async () => {
+  await side.close();
+  await redis.stop();
+  rmSync(workerHome, { recursive: true, force: true });
+}, 30_000);
+
+describe('distributed mode with worker processes', { timeout: 60_000 }, () => {
+  it('routes runs only to workers whose labels match their selector', async () => {
+    await Promise.all([worker('gpu-1', { gpu: 'true' }), worker('cpu-1', { gpu: 'false' })]);
+    await Promise.all([joined('gpu-1'), joined('cpu-1')]);
+    const gpu = dagYaml('on-gpu', { gpu: 'true' }, ['echo gpu']);
+    const cpu = dagYaml('on-cpu', { gpu: 'false' }, ['echo cpu']);
+    const runs: [string, string][] = [];
+    for (let i = 0; i < 3; i++) {
+      const a = newId();
+      const b = newId();
+      await side.submit(gpu, a);
+      await side.submit(cpu, b);
+      runs.push([a, 'gpu-1'], [b, 'cpu-1']);
+    }
+    for (const [id, expected] of runs) {
+      const final = await side.final(id);
+      expect(final.status).toBe(4);
+      expect(final.owner?.workerId).toBe(expected);
+    }
+  });
+
+  it('keeps a run waiting until a matching worker joins, then runs it', async () => {
+    await worker('plain', { zone: 'a' });
+    await joined('plain');
+    const sel = { zone: 'b' };
+    expect(side.coordinator.availability(sel)).toMatch(/no healthy worker has labels zone=b/);
+    const id = newId();
+    await side.submit(dagYaml('needs-b', sel, ['echo b']), id);
+    // Heartbeats go on and the run is still unclaimed: nobody matches.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await side.store.getRun({ name: 'needs-b', dagRunId: id })).owner?.workerId).toBe(
+      'local',
+    );
+    const capacity = new Promise<void>((resolve) => {
+      const off = side.coordinator.onCapacity(() => {
+        if (side.coordinator.availability(sel) === null) {
+          off();
+          resolve();
+        }
+      });
+    });
+    await worker('zone-b', sel);
+    await capacity;
+    const final = await side.final(id);
+    expect(final.status).toBe(4);
+    expect(final.owner?.workerId).toBe('zone-b');
+  });
+
+  it('never runs more than a worker’s concurrency at once, across workers', async () => {
+    await Promise.all([worker('c1', { pool: 'x' }, 1), worker('c2', { pool: 'x' }, 1)]);
+    await Promise.all([joined('c1'), joined('c2')]);
+    const ids = [newId(), newId(), newId(), newId()];
+    const yaml = dagYaml('capped', { pool: 'x' }, ['sleep 0.4']);
+    for (const id of ids) await side.submit(yaml, id);
+    const finals = await Promise.all(ids.map((id) => side.final(id)));
+    const byWorker = new Map<string, DagRunRecord[]>();
+    for (const f of finals) {
+      expect(f.status).toBe(4);
+      const w = f.owner?.workerId ?? '';
+      byWorker.set(w, [...(byWorker.get(w) ?? []), f]);
+    }
+    expect([...byWorker.keys()].sort()).toEqual(['c1', 'c2']);
+    for (const list of byWorker.values()) {
+      const spans = list
+        .map((r) => [Date.parse(r.startedAt), Date.parse(r.finishedAt)] as const)
+        .sort((a, b) => a[0] - b[0]);
+      for (let i = 1; i < spans.length; i++)
+        expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
+    }
+  });
+
+  it('delivers every line of a 100,000-line step', async () => {
+    await worker('logs', { role: 'logs' });
+    await joined('logs');
+    const id = newId();
+    await side.submit(dagYaml('many-lines', { role: 'logs' }, ['seq 1 100000']), id);
+    const final = await side.final(id);
+    expect(final.status).toBe(4);
+    const text = readFileSync(final.nodes[0]!.stdout, 'utf8');
+    const lines = text.split('\n');
+    expect(lines.length).toBe(100_001);
+    expect(lines[0]).toBe('1');
+    expect(lines[99_999]).toBe('100000');
+  });
+
+  it('stops a run on a worker within a second of the stop request', async () => {
+    await worker('stoppable', { role: 'stop' });
+    await joined('stoppable');
+    const id = newId();
+    await side.submit(dagYaml('long', { role: 'stop' }, ['sleep 30']), id);
+    await update(id, (r) => r.nodes[0]?.status === 1);
+    const asked = Date.now();
+    await side.store.requestStop({ name: 'long', dagRunId: id });
+    const final = await side.final(id);
+    expect(final.status).toBe(3);
+    expect(Date.now() - asked).toBeLessThan(1_500);
+  });
+
+  it('refuses a second claim of a run: a run never executes twice', async () => {
+    const id = newId();
+    const yaml = dagYaml('claimed-once', { nobody: 'here' }, ['echo once']);
+    await side.submit(yaml, id);
+    const client = new CoordinatorClient({
+      address: `127.0.0.1:${side.coordinator.port}`,
+      clock: systemClock,
+    });
+    const req = {
+      run: { name: 'claimed-once', dagRunId: id },
+      root: { name: 'claimed-once', dagRunId: id },
+      host: 'h',
+      pid: 1,
+      processStart: '',
+    };
+    const first = await client.claim({ ...req, workerId: 'a' });
+    const second = await client.claim({ ...req, workerId: 'b' });
+    client.close();
+    expect(first.granted).toBe(true);
+    expect(second.granted).toBe(false);
+    expect(second.reason).toMatch(/worker "a"/);
+  });
+
+  it('completes a run across a coordinator restart with every status and log line in order', async () => {
+    await worker('survivor', { role: 'restart' });
+    await joined('survivor');
+    const id = newId();
+    await side.submit(
+      dagYaml('through-restart', { role: 'restart' }, [
+        'for i in $(seq 1 40); do echo line $i; sleep 0.05; done',
+        'echo second step',
+      ]),
+      id,
+    );
+    await update(id, (r) => r.nodes[0]?.status === 1);
+    await side.restartCoordinator(1_000);
+    const final = await side.final(id);
+    expect(final.status).toBe(4);
+    const out = readFileSync(final.nodes[0]!.stdout, 'utf8');
+    expect(out).toBe(Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`).join(''));
+    expect(readFileSync(final.nodes[1]!.stdout, 'utf8')).toBe('second step\n');
+    const revisions = side.updates.filter((u) => u.dagRunId === id).map((u) => u.revision);
+    expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+  }, 30_000);
+
+  it('keeps queued runs when Redis restarts', async () => {
+    const ids = [newId(), newId(), newId()];
+    const yaml = dagYaml('after-redis', { role: 'late' }, ['echo kept']);
+    for (const id of ids) await side.submit(yaml, id);
+    await redis.restart();
+    await worker('late', { role: 'late' });
+    for (const id of ids) {
+      const final = await side.final(id);
+      expect(final.status).toBe(4);
+      expect(final.owner?.workerId).toBe('late');
+    }
+  }, 30_000);
+
+  it('marks the runs of a killed worker failed, naming it, and frees its slot', async () => {
+    const w = await worker('doomed', { role: 'doomed' }, 1);
+    await joined('doomed');
+    const id = newId();
+    await side.submit(dagYaml('on-doomed', { role: 'doomed' }, ['sleep 60']), id);
+    await update(id, (r) => r.nodes[0]?.status === 1);
+    const killedAt = Date.now();
+    w.kill('SIGKILL');
+    const final = await side.final(id);
+    expect(Date.now() - killedAt).toBeLessThan(20_000);
+    expect(final.status).toBe(2);
+    expect(final.error).toMatch(/worker "doomed" was lost/);
+    expect(final.nodes[0]!.status).toBe(2);
+    // Its slot is free: a new worker with the same labels takes the next run at once.
+    await worker('doomed-2', { role: 'doomed' }, 1);
+    await joined('doomed-2');
+    const next = newId();
+    await side.submit(dagYaml('on-doomed', { role: 'doomed' }, ['echo next']), next);
+    expect((await side.final(next)).owner?.workerId).toBe('doomed-2');
+  }, 60_000);
+
+  it('tells a worker that comes back after being declared lost to drop its stale run', async () => {
+    const w = await worker('sleeper', { role: 'sleeper' }, 1);
+    await joined('sleeper');
+    const id = newId();
+    await side.submit(dagYaml('stale', { role: 'sleeper' }, ['sleep 40']), id);
+    await update(id, (r) => r.nodes[0]?.status === 1);
+    w.kill('SIGSTOP'); // frozen: no heartbeats
+    const failed = await side.final(id);
+    expect(failed.error).toMatch(/worker "sleeper" was lost/);
+    w.kill('SIGCONT');
+    await w.waitFor(/dropping run .*stale/);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const stored = await side.store.getRun({ name: 'stale', dagRunId: id });
+    expect(stored.status).toBe(2);
+    expect(stored.error).toMatch(/worker "sleeper" was lost/);
+  }, 60_000);
+});
