@@ -187,4 +187,40 @@ describe('ssh executor (real sshd on loopback)', () => {
     expect(outcome.exitCode).toBe(0);
     expect(t.out.text).toBe('from root\n');
   });
+
+  it('lets a step-level config replace the DAG-level one completely', async () => {
+    const t = contextOf(
+      {
+        ssh: {
+          user: 'nobody',
+          host: '127.0.0.1',
+          port: '1',
+          password: 'x',
+          knownHostFile: sshd.knownHosts,
+        },
+        steps: [
+          {
+            name: 'own',
+            executor: {
+              type: 'ssh',
+              config: {
+                user: 'root',
+                host: '127.0.0.1',
+                port: String(sshd.port),
+                key: sshd.clientKey,
+                strictHostKey: false,
+              },
+            },
+            command: 'echo own settings',
+          },
+        ],
+      },
+      dir,
+    );
+    expect(t.ctx.step.executor.config).toMatchObject({ knownHostFile: '~/.ssh/known_hosts' });
+    expect(t.ctx.step.executor.config).not.toHaveProperty('password');
+    const outcome = await ssh.run(t.ctx);
+    expect(outcome.exitCode).toBe(0);
+    expect(t.out.text).toBe('own settings\n');
+  });
 });
