@@ -62,3 +62,5 @@ export * from './wire/dag.schema.js';
 export { API_ROUTE_TABLES, renderApiDocument } from './routes/all-routes.js';
 export { createWebRouter, type WebOptions } from './web/serve-web.js';
 export { renderIndexHtml, type WebBootConfig } from './web/web-page.js';
+export { createWebAuth } from './web/web-auth.js';
+export { createOidc, type Oidc, type OidcOptions } from './auth/oidc/create-oidc.js';

@@ -12,6 +12,8 @@ export interface BootConfig {
   readonly authMode: 'none' | 'basic' | 'bearer';
   /** OpenID Connect sign-in is configured (`auth.oidc`). */
   readonly oidc: boolean;
+  /** Users or tokens are configured: offer the user/password and token form. */
+  readonly passwordLogin: boolean;
   readonly version: string;
 }
 
@@ -26,6 +28,7 @@ export const DEFAULT_BOOT: BootConfig = {
   apiBase: '/api/v2',
   authMode: 'none',
   oidc: false,
+  passwordLogin: false,
   version: 'dev',
 };
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,10 +26,21 @@ export interface Server {
   stop(): Promise<void>;
 }
 
+/** A free loopback port (for a server whose URL must be known before it starts). */
+export const freePort = async (): Promise<number> => {
+  const srv = createServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+};
+
 /** Starts `trellis start-all` with these DAG files and config.yaml text. */
 export const startServer = async (
   dags: Record<string, string>,
   configYaml = '',
+  port = 0,
 ): Promise<Server> => {
   const home = mkdtempSync(join(tmpdir(), 'trellis-e2e-web-'));
   mkdirSync(join(home, 'dags'));
@@ -37,7 +49,7 @@ export const startServer = async (
   if (configYaml) writeFileSync(join(home, 'config.yaml'), configYaml);
   const proc: ChildProcess = spawn(
     process.execPath,
-    [...LAUNCH, 'start-all', '--host', '127.0.0.1', '--port', '0'],
+    [...LAUNCH, 'start-all', '--host', '127.0.0.1', '--port', String(port)],
     {
       env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -97,6 +109,11 @@ export const openBrowser = async (width = 1280, height = 860): Promise<BrowserSe
     ],
   });
   const context = await browser.newContext({ viewport: { width, height } });
+  // Test traffic stays on loopback: anything else (a provider page's web font) is refused.
+  await context.route(
+    (url) => !['127.0.0.1', 'localhost'].includes(url.hostname),
+    (route) => route.abort(),
+  );
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (m) => {

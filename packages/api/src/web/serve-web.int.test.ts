@@ -67,6 +67,7 @@ describe('the web UI served by createHttpApp', () => {
         apiBase: '/api/v2',
         authMode: 'none',
         oidc: false,
+        passwordLogin: false,
         version: '9.8.7',
       });
     }

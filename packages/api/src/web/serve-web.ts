@@ -12,6 +12,8 @@ export interface WebOptions {
   readonly authMode: WebBootConfig['authMode'];
   /** OpenID Connect sign-in is configured. @default false */
   readonly oidc?: boolean;
+  /** Users or tokens are configured: the UI offers its password and token form. @default true */
+  readonly passwordLogin?: boolean;
   /** Extra routes under `<basePath>/auth` (OIDC sign-in). */
   readonly authRouter?: Router;
   /** True when the request was authenticated by the OIDC session cookie. */
@@ -37,6 +39,7 @@ export const createWebRouter = (
     apiBase: `${ctx.basePath}/api/v2`,
     authMode: web.authMode,
     oidc: web.oidc ?? false,
+    passwordLogin: web.passwordLogin ?? web.authMode !== 'none',
     version: ctx.version,
   };
   const indexPath = join(web.root, 'index.html');

@@ -10,6 +10,8 @@ export interface WebBootConfig {
   readonly apiBase: string;
   readonly authMode: 'none' | 'basic' | 'bearer';
   readonly oidc: boolean;
+  /** Users or tokens exist: offer the user/password and token form. */
+  readonly passwordLogin: boolean;
   readonly version: string;
 }
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
-  createAuthenticator,
+  createWebAuth,
   createHealthProbe,
   createHttpApp,
   createMetrics,
@@ -84,6 +84,8 @@ export const serve = async (
     },
   });
   rt.events.on('run:finished', (r) => metrics.recordRunFinished(r.status));
+  // Basic/Bearer credentials, plus the OIDC session cookie when auth.oidc is configured.
+  const webAuth = createWebAuth(config.auth, config.server.basePath);
   const deps: HttpDeps = {
     version: VERSION,
     startedAt,
@@ -91,7 +93,7 @@ export const serve = async (
     dags,
     runs: rt.runs,
     runQueries: store,
-    auth: createAuthenticator(config.auth),
+    auth: webAuth.auth,
     log: {
       warn: () => undefined, // refusals are answered to the caller; not worth a log line each
       error: (message, e) =>
@@ -109,7 +111,7 @@ export const serve = async (
   const app = createHttpApp(deps, API_ROUTE_TABLES, {
     basePath: config.server.basePath,
     remoteNodes: config.remoteNodes,
-    ...(web ? { web: { root: web.root, authMode: config.auth.mode } } : {}),
+    ...(web ? { web: { root: web.root, ...webAuth.web } } : {}),
   });
   const server = app.listen(config.server.port, config.server.host);
   try {

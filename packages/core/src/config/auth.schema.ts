@@ -38,6 +38,30 @@ export interface AuthTokenConfig {
   tokenSha256: string;
 }
 
+/** OpenID Connect sign-in for the web UI (`auth.oidc`). */
+export interface OidcConfig {
+  /** Issuer URL; its `/.well-known/openid-configuration` is read at the first sign-in. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Requested scopes; `openid` is always included. */
+  scopes: string[];
+  /** Public URL of this server (scheme, host, port, base path); `''` = taken from the request. */
+  clientUrl: string;
+  /** Who may sign in: e-mail addresses, user names or subjects; `[]` = anyone the issuer accepts. */
+  allowedUsers: string[];
+  /** The ID-token claim holding the user's roles or groups (a string or a list). */
+  roleClaim: string;
+  /** Claim value -> role; a claim value that is itself a role name maps to that role. */
+  roleMap: Record<string, Role>;
+  /** Role of a user whose claims map to none. */
+  defaultRole: Role;
+  /** How long a sign-in lasts, in seconds. */
+  sessionTtlSec: number;
+  /** Key that signs the session cookie; `''` = a random key per process (sessions end on restart). */
+  sessionSecret: string;
+}
+
 /** The parsed `auth` section. */
 export interface AuthConfig {
   /**
@@ -47,6 +71,8 @@ export interface AuthConfig {
   mode: AuthMode;
   users: AuthUserConfig[];
   tokens: AuthTokenConfig[];
+  /** OpenID Connect sign-in for the web UI, when configured. */
+  oidc?: OidcConfig;
 }
 
 /** The name the `auth.token` shorthand (`SVC_AUTH_TOKEN`) gets. */
@@ -126,6 +152,58 @@ const basicShape = {
   password: text('the password of auth.basic.username (SVC_AUTH_BASIC_PASSWORD)'),
 };
 
+const oidcShape = {
+  /** Issuer URL, e.g. https://accounts.example.com. */
+  issuer: text('the issuer URL, e.g. https://accounts.example.com').refine(
+    (u) => /^https?:\/\/[^/\s]+/.test(u),
+    { error: 'use the issuer URL with http:// or https://, e.g. https://accounts.example.com' },
+  ),
+  /** Client id registered at the issuer. */
+  clientId: text('the client id registered at the issuer'),
+  /** Client secret registered at the issuer. */
+  clientSecret: text('the client secret registered at the issuer'),
+  /** @default `['openid', 'profile', 'email']` */
+  scopes: z
+    .array(text('a scope name such as email'), {
+      error: 'use a list of scopes, e.g. [openid, email]',
+    })
+    .default(['openid', 'profile', 'email'])
+    .transform((l) => (l.includes('openid') ? l : ['openid', ...l])),
+  /** Public URL of this server; the redirect URI is `<clientUrl>/auth/oidc/callback`. @default `''` */
+  clientUrl: z
+    .string({ error: 'use the public URL of this server, e.g. https://trellis.example.com' })
+    .refine((u) => u === '' || /^https?:\/\/[^/\s]+/.test(u), {
+      error: 'use the public URL of this server with http:// or https://',
+    })
+    .transform((u) => u.replace(/\/+$/, ''))
+    .default(''),
+  /** E-mail addresses, user names or subjects allowed to sign in; `[]` = everyone. @default `[]` */
+  allowedUsers: z
+    .array(text('an e-mail address or user name'), { error: 'use a list of e-mail addresses' })
+    .default([]),
+  /** @default `'roles'` */
+  roleClaim: text('a claim name such as roles or groups').default('roles'),
+  /** Claim value -> role. @default `{}` */
+  roleMap: z
+    .record(text('a claim value'), role(), {
+      error: 'use a mapping of claim values to roles, e.g. trellis-admins: admin',
+    })
+    .default({}),
+  /** @default `'viewer'` */
+  defaultRole: role().default('viewer'),
+  /** @default `86400` (one day) */
+  sessionTtlSec: z
+    .number({ error: 'use a number of seconds, e.g. 86400' })
+    .int({ error: 'use a whole number of seconds' })
+    .min(60, { error: 'use at least 60 seconds' })
+    .default(86_400),
+  /** @default `''` (a random key per process) */
+  sessionSecret: z
+    .string({ error: 'use a long random string' })
+    .refine((s) => s === '' || s.length >= 32, { error: 'use at least 32 characters' })
+    .default(''),
+};
+
 /** The keys `auth` accepts in the file. */
 export const authShape = {
   /**
@@ -141,6 +219,8 @@ export const authShape = {
   basic: section(basicShape).optional(),
   /** Shorthand for one `admin` token named `auth.token` (`SVC_AUTH_TOKEN`). */
   token: text('a non-empty token string').optional(),
+  /** OpenID Connect sign-in for the web UI. */
+  oidc: section(oidcShape).optional(),
 };
 
 /** Keys of the mappings inside `auth`, for "did you mean" hints. */
@@ -148,6 +228,7 @@ export const AUTH_SUBKEYS = {
   'auth.users.[]': Object.keys(userEntryShape),
   'auth.tokens.[]': Object.keys(tokenEntryShape),
   'auth.basic': Object.keys(basicShape),
+  'auth.oidc': Object.keys(oidcShape),
 } as const;
 
 /** `auth`: credentials folded into `users` and `tokens`, `mode` decided. */
@@ -212,6 +293,9 @@ export const AuthSchema = section(authShape)
             ...a.tokens,
           ]
         : a.tokens;
-    const mode = a.mode ?? (users.length > 0 ? 'basic' : tokens.length > 0 ? 'bearer' : 'none');
-    return { mode, users, tokens };
+    // OIDC alone still turns authentication on: API callers then need the session cookie.
+    const mode =
+      a.mode ??
+      (users.length > 0 ? 'basic' : tokens.length > 0 || a.oidc !== undefined ? 'bearer' : 'none');
+    return { mode, users, tokens, ...(a.oidc ? { oidc: a.oidc } : {}) };
   });

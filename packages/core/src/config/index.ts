@@ -18,6 +18,7 @@ export {
   type AuthMode,
   type AuthTokenConfig,
   type AuthUserConfig,
+  type OidcConfig,
   type Role,
 } from './auth.schema.js';
 export type { RemoteNodeAuth, RemoteNodeConfig } from './remote-nodes.schema.js';

@@ -60,7 +60,7 @@ export const LoginPage = ({
         <h1>
           <span className="logo" aria-hidden="true" /> Trellis
         </h1>
-        {boot.authMode !== 'none' && (
+        {boot.passwordLogin && (
           <div className="tabs" role="tablist">
             <button
               type="button"
@@ -87,7 +87,7 @@ export const LoginPage = ({
             {error}
           </div>
         )}
-        {boot.authMode !== 'none' &&
+        {boot.passwordLogin &&
           (method === 'basic' ? (
             <>
               <label>
@@ -126,7 +126,7 @@ export const LoginPage = ({
               />
             </label>
           ))}
-        {boot.authMode !== 'none' && (
+        {boot.passwordLogin && (
           <button type="submit" className="primary" disabled={busy}>
             {busy ? 'Signing in…' : 'Sign in'}
           </button>
