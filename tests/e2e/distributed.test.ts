@@ -1,0 +1,183 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  freePort,
+  spawnWorker,
+  startRedis,
+  type PrivateRedis,
+  type WorkerProcess,
+} from '@trellis/dispatch/testing';
+
+/**
+ * Distributed mode end to end (issue 6): `trellis start-all` with SVC_REDIS_URL serves the API and
+ * the gRPC coordinator; two `trellis worker` processes with different labels; runs started through
+ * the API go to the matching worker (admission -> dispatcher -> BullMQ -> worker -> coordinator).
+ */
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = join(root, 'packages', 'cli', 'bin', 'trellis.js');
+
+let redis: PrivateRedis;
+let home: string;
+let server: ChildProcess;
+let base: string;
+let grpcPort: number;
+let output = '';
+const workers: WorkerProcess[] = [];
+
+const call = async (
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
+};
+
+/** Polls the run until it is final (the API is the only window into another process). */
+const untilFinal = async (name: string, id: string): Promise<Record<string, unknown>> => {
+  for (let i = 0; i < 1500; i++) {
+    const r = await call('GET', `/dag-runs/${name}/${id}`);
+    const d = r.body.dagRunDetails as { status: number } | undefined;
+    if (d && [2, 3, 4, 6].includes(d.status)) return d;
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  throw new Error(`run ${id} of ${name} did not finish:\n${output}`);
+};
+
+beforeAll(async () => {
+  redis = await startRedis();
+  home = mkdtempSync(join(tmpdir(), 'trellis-e2e-fleet-'));
+  grpcPort = await freePort();
+  server = spawn(
+    process.execPath,
+    [
+      bin,
+      'start-all',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--coordinator-port',
+      String(grpcPort),
+    ],
+    {
+      env: {
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        HOME: home,
+        SVC_HOME: home,
+        SVC_REDIS_URL: redis.url,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  server.stdout?.setEncoding('utf8');
+  server.stderr?.setEncoding('utf8');
+  server.stderr?.on('data', (c: string) => (output += c));
+  await new Promise<void>((resolve, reject) => {
+    server.stdout?.on('data', (c: string) => {
+      output += c;
+      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(output);
+      if (m?.[1]) {
+        base = `${m[1]}/api/v2`;
+        resolve();
+      }
+    });
+    server.once('exit', (code) =>
+      reject(new Error(`start-all exited with ${String(code)}:\n${output}`)),
+    );
+  });
+  const whome = mkdtempSync(join(tmpdir(), 'trellis-e2e-worker-'));
+  workers.push(
+    ...(await Promise.all([
+      spawnWorker({
+        id: 'e2e-gpu',
+        labels: { gpu: 'true' },
+        coordinator: `127.0.0.1:${grpcPort}`,
+        redisUrl: redis.url,
+        home: whome,
+      }),
+      spawnWorker({
+        id: 'e2e-cpu',
+        labels: { gpu: 'false' },
+        coordinator: `127.0.0.1:${grpcPort}`,
+        redisUrl: redis.url,
+        home: whome,
+      }),
+    ])),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  if (server.exitCode === null) {
+    server.kill('SIGTERM');
+    await once(server, 'exit');
+  }
+  await redis.stop();
+  rmSync(home, { recursive: true, force: true });
+}, 60_000);
+
+describe('trellis start-all with SVC_REDIS_URL and two workers', { timeout: 60_000 }, () => {
+  it('lists both workers, healthy, in the spec shape', async () => {
+    let workersBody: { id: string }[] = [];
+    for (let i = 0; i < 200 && workersBody.length < 2; i++) {
+      workersBody = (await call('GET', '/workers')).body.workers as { id: string }[];
+      if (workersBody.length < 2) await new Promise((r) => setTimeout(r, 50));
+    }
+    const r = await call('GET', '/workers');
+    expect(r.status).toBe(200);
+    const list = r.body.workers as Record<string, unknown>[];
+    expect(list.map((w) => w.id)).toEqual(['e2e-cpu', 'e2e-gpu']);
+    expect(list[1]).toMatchObject({
+      id: 'e2e-gpu',
+      labels: { gpu: 'true' },
+      health_status: 'WORKER_HEALTH_STATUS_HEALTHY',
+      running_tasks: [],
+    });
+    expect(list[1]!.last_heartbeat).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
+  it('runs a DAG with a workerSelector on the matching worker, from an API start', async () => {
+    const spec =
+      'workerSelector:\n  gpu: "true"\nsteps:\n  - name: where\n    command: echo "on $HOSTNAME_LABEL"\n    env:\n      - HOSTNAME_LABEL: gpu-box\n';
+    expect((await call('POST', '/dags', { name: 'gpu-job', spec })).status).toBe(201);
+    const started = await call('POST', '/dags/gpu-job/start', {});
+    expect(started.status).toBe(200);
+    const id = started.body.dagRunId as string;
+    const run = await untilFinal('gpu-job', id);
+    expect(run).toMatchObject({ status: 4 });
+    const log = await call('GET', `/dag-runs/gpu-job/${id}/steps/where/log`);
+    expect(log.body).toMatchObject({ content: 'on gpu-box' });
+    expect(workers[0]!.output()).toMatch(new RegExp(`running run ${id}`));
+    expect(workers[1]!.output()).not.toMatch(new RegExp(id));
+  });
+
+  it('stops a run executing on a worker through the API', async () => {
+    const spec = 'workerSelector:\n  gpu: "false"\nsteps:\n  - name: wait\n    command: sleep 60\n';
+    expect((await call('POST', '/dags', { name: 'cpu-long', spec })).status).toBe(201);
+    const started = await call('POST', '/dags/cpu-long/start', {});
+    const id = started.body.dagRunId as string;
+    for (let i = 0; i < 500; i++) {
+      const d = (await call('GET', `/dag-runs/cpu-long/${id}`)).body.dagRunDetails as {
+        status: number;
+      };
+      if (d.status === 1) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await call('POST', `/dag-runs/cpu-long/${id}/stop`)).status).toBe(200);
+    expect((await untilFinal('cpu-long', id)).status).toBe(3);
+  });
+});
