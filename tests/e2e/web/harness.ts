@@ -41,6 +41,7 @@ export const startServer = async (
   dags: Record<string, string>,
   configYaml = '',
   port = 0,
+  extra: { readonly args?: readonly string[]; readonly env?: Record<string, string> } = {},
 ): Promise<Server> => {
   const home = mkdtempSync(join(tmpdir(), 'trellis-e2e-web-'));
   mkdirSync(join(home, 'dags'));
@@ -49,9 +50,9 @@ export const startServer = async (
   if (configYaml) writeFileSync(join(home, 'config.yaml'), configYaml);
   const proc: ChildProcess = spawn(
     process.execPath,
-    [...LAUNCH, 'start-all', '--host', '127.0.0.1', '--port', String(port)],
+    [...LAUNCH, 'start-all', '--host', '127.0.0.1', '--port', String(port), ...(extra.args ?? [])],
     {
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home },
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home, ...extra.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -2,8 +2,11 @@ import { once } from 'node:events';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort, openBrowser, startServer, type BrowserSession, type Server } from './harness.js';
+
+// A real server and browser on a 2-core CI machine: steps wait for events, with room to spare.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 /*
  * OpenID Connect sign-in against a real provider (oidc-provider, started here on loopback):

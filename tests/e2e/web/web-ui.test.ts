@@ -1,5 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openBrowser, startServer, type BrowserSession, type Server } from './harness.js';
+
+// A real server and browser on a 2-core CI machine: steps wait for events, with room to spare.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const DAGS: Record<string, string> = {
   'etl-nightly': `description: Extract, transform and load
