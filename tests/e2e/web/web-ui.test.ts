@@ -37,6 +37,15 @@ steps:
   - name: spew
     command: seq 1 200000
 `,
+  'locked-params': `description: Parameters fixed by the author
+runConfig:
+  disableParamEdit: true
+  disableRunIdEdit: true
+params:
+  - REGION: eu
+steps:
+  - echo \${REGION}
+`,
   'report-weekly': `tags: [report]
 steps:
   - echo weekly
@@ -65,19 +74,19 @@ describe('the web UI in headless Chromium against trellis start-all', () => {
     await page.goto(`${server.url}/`);
     const rows = page.locator('table[aria-label="DAGs"] tbody tr[data-dag]');
     await rows.first().waitFor();
-    expect(await rows.count()).toBe(5);
+    expect(await rows.count()).toBe(6);
     await expect.poll(() => page.locator('.system').textContent()).toContain('Healthy');
     await b.shot('01-dag-list');
 
     await page.getByRole('searchbox', { name: 'Search DAGs by name' }).fill('etl');
     await expect.poll(() => rows.count()).toBe(1);
     await page.getByRole('searchbox', { name: 'Search DAGs by name' }).fill('');
-    await expect.poll(() => rows.count()).toBe(5);
+    await expect.poll(() => rows.count()).toBe(6);
     await page.getByRole('combobox', { name: 'Filter by tag' }).selectOption('report');
     await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.first().getAttribute('data-dag')).toBe('report-weekly');
     await page.getByRole('combobox', { name: 'Filter by tag' }).selectOption('');
-    await expect.poll(() => rows.count()).toBe(5);
+    await expect.poll(() => rows.count()).toBe(6);
   });
 
   it('opens a DAG and draws its step graph from depends', async () => {
@@ -120,6 +129,27 @@ describe('the web UI in headless Chromium against trellis start-all', () => {
     await page.locator('table[aria-label="Run history"] .cell').first().waitFor();
     expect(await page.locator('table[aria-label="Run history"] tbody tr').count()).toBe(4);
     await b.shot('04-run-history');
+  });
+
+  it("enqueues from the list with the DAG's fixed parameters, and the queue runs it", async () => {
+    const { page } = b;
+    await page.goto(`${server.url}/dags`);
+    await page
+      .locator('tr[data-dag="locked-params"]')
+      .getByRole('button', { name: 'Enqueue' })
+      .click();
+    const dialog = page.getByRole('dialog');
+    const params = dialog.getByRole('textbox', { name: 'Parameters' });
+    await expect.poll(() => params.inputValue()).toContain('REGION');
+    expect(await params.getAttribute('readonly')).not.toBeNull();
+    expect(await dialog.getByRole('textbox', { name: 'Run id (optional)' }).isDisabled()).toBe(
+      true,
+    );
+    await b.shot('04b-enqueue-dialog');
+    await dialog.getByRole('button', { name: 'Enqueue', exact: true }).click();
+    await page.waitForURL(/\/runs\/locked-params\//);
+    await page.locator('.page-head .badge[data-status="finished"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('.facts').textContent()).toContain('Queued');
   });
 
   it('follows a step log while the run is running', async () => {
