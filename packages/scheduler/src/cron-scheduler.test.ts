@@ -32,6 +32,7 @@ const setup = (start: string, files: ScheduledDag[]) => {
         return Promise.resolve();
       },
       latestRun: (name) => Promise.resolve(latest.get(name)),
+      isRunning: (name) => Promise.resolve(latest.get(name)?.status === 1),
     },
     log: () => undefined,
   });
@@ -122,6 +123,50 @@ describe('CronScheduler', () => {
     ]);
   });
 
+  it('fires once on the days a DST change skips or repeats the wall-clock time', async () => {
+    // America/New_York: 2026-03-08 02:00 -> 03:00 (02:30 does not exist);
+    // 2026-11-01 02:00 -> 01:00 (01:30 happens twice)
+    const { clock, calls, scheduler } = setup('2026-03-07T12:00:00Z', [
+      dagOf('skipped', 'schedule: "CRON_TZ=America/New_York 30 2 * * *"\nsteps:\n  - "true"\n'),
+      dagOf('repeated', 'schedule: "CRON_TZ=America/New_York 30 1 * * *"\nsteps:\n  - "true"\n'),
+    ]);
+    await scheduler.tick();
+    for (
+      let t = Date.parse('2026-03-07T12:15:00Z');
+      t <= Date.parse('2026-03-09T12:00:00Z');
+      t += 15 * 60_000
+    ) {
+      await clock.setTime(new Date(t).toISOString());
+      await scheduler.tick();
+    }
+    const march = calls.splice(0);
+    // the gap day fires at 03:00 EDT (the first time after the missing 02:30), once
+    expect(march).toEqual([
+      'start repeated 2026-03-08T06:30:00.000Z',
+      'start skipped 2026-03-08T07:00:00.000Z',
+      'start repeated 2026-03-09T05:30:00.000Z',
+      'start skipped 2026-03-09T06:30:00.000Z',
+    ]);
+    clock.jumpTo('2026-10-31T12:00:00Z');
+    await scheduler.tick();
+    calls.splice(0);
+    for (
+      let t = Date.parse('2026-10-31T12:15:00Z');
+      t <= Date.parse('2026-11-02T12:00:00Z');
+      t += 15 * 60_000
+    ) {
+      await clock.setTime(new Date(t).toISOString());
+      await scheduler.tick();
+    }
+    // the repeated 01:30 fires once (01:30 EDT = 05:30Z), not again at 01:30 EST
+    expect(calls).toEqual([
+      'start repeated 2026-11-01T05:30:00.000Z',
+      'start skipped 2026-11-01T07:30:00.000Z',
+      'start repeated 2026-11-02T06:30:00.000Z',
+      'start skipped 2026-11-02T07:30:00.000Z',
+    ]);
+  });
+
   it('produces nothing for a suspended DAG, and resumes when the flag goes', async () => {
     const { clock, calls, scheduler, state } = setup('2026-03-01T10:00:30Z', [
       dagOf('minutely', 'schedule: "* * * * *"\nsteps:\n  - "true"\n', true),
@@ -155,16 +200,21 @@ describe('CronScheduler', () => {
       dagOf('office', yaml),
     ]);
     await scheduler.tick();
+    await scheduler.idle();
     await clock.setTime('2026-03-01T09:00:00Z');
     await scheduler.tick();
+    await scheduler.idle();
     latest.set('office', { status: 1, startedAt: '2026-03-01T09:00:00Z' });
     await clock.setTime('2026-03-01T12:00:00Z');
     await scheduler.tick();
+    await scheduler.idle();
     await clock.setTime('2026-03-01T17:00:00Z');
     await scheduler.tick();
+    await scheduler.idle();
     latest.set('office', { status: 4, startedAt: '2026-03-01T09:00:00Z' });
     await clock.setTime('2026-03-02T12:00:00Z'); // nothing running: no restart
     await scheduler.tick();
+    await scheduler.idle();
     expect(calls).toEqual([
       'start office 2026-03-01T09:00:00.000Z',
       'restart office',
@@ -173,24 +223,108 @@ describe('CronScheduler', () => {
     ]);
   });
 
-  it('skipIfSuccessful skips a start when a run succeeded since the previous fire', async () => {
+  it('skipIfSuccessful skips a start when a run already succeeded today (spec)', async () => {
     const yaml = 'schedule: "0 * * * *"\nskipIfSuccessful: true\nsteps:\n  - "true"\n';
     const { clock, calls, latest, scheduler } = setup('2026-03-01T09:30:00Z', [
       dagOf('hourly', yaml),
     ]);
     await scheduler.tick();
-    latest.set('hourly', { status: 4, startedAt: '2026-03-01T09:40:00Z' }); // a manual run
+    latest.set('hourly', { status: 2, startedAt: '2026-03-01T09:40:00Z' }); // a failure never skips
     await clock.setTime('2026-03-01T10:00:00Z');
     await scheduler.tick();
-    expect(calls).toEqual([]);
-    await clock.setTime('2026-03-01T11:00:00Z'); // that success is before 10:00: no skip
+    latest.set('hourly', { status: 4, startedAt: '2026-03-01T10:00:00.050Z' });
+    await clock.setTime('2026-03-01T11:00:00Z'); // succeeded today: skipped
     await scheduler.tick();
-    latest.set('hourly', { status: 2, startedAt: '2026-03-01T11:00:00Z' });
-    await clock.setTime('2026-03-01T12:00:00Z'); // a failure never skips
+    latest.set('hourly', { status: 4, startedAt: '2026-02-28T23:10:00Z' }); // yesterday
+    await clock.setTime('2026-03-01T12:00:00Z');
     await scheduler.tick();
     expect(calls).toEqual([
-      'start hourly 2026-03-01T11:00:00.000Z',
+      'start hourly 2026-03-01T10:00:00.000Z',
       'start hourly 2026-03-01T12:00:00.000Z',
     ]);
+  });
+
+  it('judges "today" in the entry\'s CRON_TZ zone', async () => {
+    const yaml =
+      'schedule: "CRON_TZ=Asia/Tokyo 0 * * * *"\nskipIfSuccessful: true\nsteps:\n  - "true"\n';
+    // 14:30 UTC is 23:30 in Tokyo; 15:00 UTC is midnight there: a new day
+    const { clock, calls, latest, scheduler } = setup('2026-03-01T14:30:00Z', [
+      dagOf('tokyo', yaml),
+    ]);
+    await scheduler.tick();
+    latest.set('tokyo', { status: 4, startedAt: '2026-03-01T14:40:00Z' });
+    await clock.setTime('2026-03-01T15:00:00Z');
+    await scheduler.tick();
+    expect(calls).toEqual(['start tokyo 2026-03-01T15:00:00.000Z']);
+  });
+
+  it('fires a time that passed while the DAG files could not be read at the next tick', async () => {
+    const files = [dagOf('minutely', 'schedule: "* * * * *"\nsteps:\n  - "true"\n')];
+    const clock = new FakeClock('2026-03-01T10:00:30Z');
+    const calls: string[] = [];
+    let broken = false;
+    const scheduler = new CronScheduler({
+      clock,
+      dags: () => (broken ? Promise.reject(new Error('EIO')) : Promise.resolve(files)),
+      actions: {
+        start: (d, at) => {
+          calls.push(`start ${d.dag.name} ${at.toISOString()}`);
+          return Promise.resolve();
+        },
+        stop: () => Promise.resolve(),
+        restart: () => Promise.resolve(),
+        latestRun: () => Promise.resolve(undefined),
+        isRunning: () => Promise.resolve(false),
+      },
+      log: () => undefined,
+    });
+    await scheduler.tick();
+    broken = true;
+    await clock.setTime('2026-03-01T10:01:00Z');
+    await scheduler.tick();
+    broken = false;
+    await clock.setTime('2026-03-01T10:01:20Z');
+    await scheduler.tick();
+    expect(calls).toEqual(['start minutely 2026-03-01T10:01:00.000Z']);
+  });
+
+  it('does not hold up other DAGs while a restart waits for its run to stop', async () => {
+    const clock = new FakeClock('2026-03-01T11:59:30Z');
+    const calls: string[] = [];
+    let finishRestart: () => void = () => undefined;
+    const scheduler = new CronScheduler({
+      clock,
+      dags: () =>
+        Promise.resolve([
+          dagOf('slow', 'schedule:\n  restart: "0 12 * * *"\nsteps:\n  - "true"\n'),
+          dagOf('minutely', 'schedule: "* * * * *"\nsteps:\n  - "true"\n'),
+        ]),
+      actions: {
+        start: (d, at) => {
+          calls.push(`start ${d.dag.name} ${at.toISOString()}`);
+          return Promise.resolve();
+        },
+        stop: () => Promise.resolve(),
+        restart: (d) => {
+          calls.push(`restart ${d.dag.name}`);
+          return new Promise((r) => (finishRestart = r));
+        },
+        latestRun: () => Promise.resolve(undefined),
+        isRunning: () => Promise.resolve(true),
+      },
+      log: () => undefined,
+    });
+    await scheduler.tick();
+    await clock.setTime('2026-03-01T12:00:00Z');
+    await scheduler.tick(); // returns although the restart goes on
+    await clock.setTime('2026-03-01T12:01:00Z');
+    await scheduler.tick();
+    expect(calls).toEqual([
+      'restart slow',
+      'start minutely 2026-03-01T12:00:00.000Z',
+      'start minutely 2026-03-01T12:01:00.000Z',
+    ]);
+    finishRestart();
+    await scheduler.idle();
   });
 });

@@ -1,6 +1,5 @@
-import { Cron } from 'croner';
-import type { Clock } from '@trellis/core';
-import type { Dag, ScheduleEntry } from '@trellis/spec';
+import { RunStatus, type Clock } from '@trellis/core';
+import { nextFireOf, type Dag, type ScheduleEntry } from '@trellis/spec';
 
 /** A DAG file the scheduler looks at (its main DAG, valid). */
 export interface ScheduledDag {
@@ -28,6 +27,8 @@ export interface ScheduleActions {
   restart(d: ScheduledDag): Promise<void>;
   /** The DAG's latest run, if any. */
   latestRun(name: string): Promise<LatestRun | undefined>;
+  /** True when a run of the DAG is running. */
+  isRunning(name: string): Promise<boolean>;
 }
 
 export interface CronSchedulerDeps {
@@ -43,34 +44,16 @@ export interface CronSchedulerDeps {
 
 type Kind = 'start' | 'stop' | 'restart';
 
-const RUNNING = 1;
-const SUCCEEDED = 4;
 const MINUTE_MS = 60_000;
 
-/** Compiled cron patterns, by zone and expression. */
-const patterns = new Map<string, Cron | null>();
-const cronOf = (e: ScheduleEntry): Cron | null => {
-  const key = `${e.timezone ?? ''}\u0000${e.cron}`;
-  let c = patterns.get(key);
-  if (c === undefined) {
-    try {
-      c = new Cron(e.cron, { paused: true, ...(e.timezone ? { timezone: e.timezone } : {}) });
-    } catch {
-      c = null; // validated at parse time; an entry that does not compile never fires
-    }
-    if (patterns.size > 10_000) patterns.clear();
-    patterns.set(key, c);
-  }
-  return c;
-};
-
-/** The first fire time of `e` after `after` (exclusive), or undefined. */
-const nextFire = (e: ScheduleEntry, after: Date): Date | undefined =>
-  cronOf(e)?.nextRun(after) ?? undefined;
-
-/** The last fire time of `e` strictly before `before`, or undefined. */
-const previousFire = (e: ScheduleEntry, before: Date): Date | undefined =>
-  cronOf(e)?.previousRuns(1, before)[0] ?? undefined;
+/** The calendar day of `at` in `timezone` (the server's zone when absent), as YYYY-MM-DD. */
+const dayOf = (at: Date, timezone?: string): string =>
+  new Intl.DateTimeFormat('en-CA', {
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    ...(timezone ? { timeZone: timezone } : {}),
+  }).format(at);
 
 /**
  * The cron loop (spec: `schedule`, with `start`/`stop`/`restart` lists and `CRON_TZ=`; peer
@@ -78,41 +61,55 @@ const previousFire = (e: ScheduleEntry, before: Date): Date | undefined =>
  * and removed files count without a restart), and fires each entry whose time came since the
  * previous tick: once, even when the timer was late or the process was busy for several
  * minutes. A fire time never fires twice, even when the clock goes backwards. Suspended DAGs
- * produce nothing.
+ * produce nothing. Fires of different DAGs run side by side; a slow one (a restart waiting for
+ * its run to stop) never holds up the loop.
  */
 export class CronScheduler {
   /** Last fire time handled per entry (file, kind, expression). */
   readonly #fired = new Map<string, number>();
+  /** Fires still in progress, per DAG file (a DAG's fires keep their order). */
+  readonly #busy = new Map<string, Promise<void>>();
   #prevTick: Date | undefined;
 
   constructor(private readonly deps: CronSchedulerDeps) {}
 
-  /** Runs until `signal` aborts. */
+  /** Runs until `signal` aborts, then waits for fires in progress. */
   async run(signal: AbortSignal): Promise<void> {
     this.#prevTick ??= this.deps.clock.now();
     while (!signal.aborted) {
       const now = this.deps.clock.now();
       const wait = MINUTE_MS - (now.getTime() % MINUTE_MS);
       await this.deps.clock.sleep(wait, signal).catch(() => undefined);
-      if (signal.aborted) return;
+      if (signal.aborted) break;
       await this.tick();
     }
+    await this.idle();
   }
 
-  /** Fires every entry due since the previous tick. Exposed for tests and benchmarks. */
+  /** Resolves when no fire is in progress. */
+  async idle(): Promise<void> {
+    while (this.#busy.size > 0) await Promise.all([...this.#busy.values()]);
+  }
+
+  /**
+   * Fires every entry due since the previous tick; resolves when the fires started (a fire that
+   * takes long, such as a restart, goes on in the background: see {@link idle}).
+   */
   async tick(): Promise<void> {
     const now = this.deps.clock.now();
     const since = this.#prevTick ?? now;
     // The clock went backwards: nothing before `since` fires again (#fired guards each entry).
     const from = now.getTime() < since.getTime() ? now : since;
-    let dags: readonly ScheduledDag[] = [];
+    let dags: readonly ScheduledDag[];
     try {
       dags = await this.deps.dags();
     } catch (e) {
+      // Keep the window open: the next tick fires what is due now.
       this.deps.log(`scheduler: reading the DAG files failed: ${(e as Error).message}`);
+      return;
     }
     const live = new Set<string>();
-    const due: Promise<void>[] = [];
+    const starting: Promise<void>[] = [];
     for (const d of dags) {
       if (d.suspended) continue;
       const fires: [Kind, ScheduleEntry, Date][] = [];
@@ -120,25 +117,45 @@ export class CronScheduler {
         for (const entry of d.dag.schedule[kind]) {
           const key = `${d.fileName}\u0000${kind}\u0000${entry.timezone ?? ''}\u0000${entry.cron}`;
           live.add(key);
-          const at = nextFire(entry, from);
+          const at = nextFireOf(entry, from);
           if (at === undefined || at.getTime() > now.getTime()) continue;
           if ((this.#fired.get(key) ?? -Infinity) >= at.getTime()) continue;
           this.#fired.set(key, at.getTime());
           fires.push([kind, entry, at]);
         }
       }
-      // DAGs fire together; one DAG's fires keep their order (stop, restart, then start).
-      if (fires.length > 0)
-        due.push(
-          (async () => {
-            for (const [kind, entry, at] of fires) await this.#fire(kind, d, entry, at);
-          })(),
-        );
+      if (fires.length > 0) starting.push(this.#enqueueFires(d, fires));
     }
-    await Promise.all(due);
     for (const key of this.#fired.keys()) if (!live.has(key)) this.#fired.delete(key);
     this.#prevTick = now.getTime() > since.getTime() ? now : since;
+    await Promise.all(starting);
     this.deps.onTick?.(now);
+  }
+
+  /**
+   * Chains a DAG's fires after its fires in progress; resolves once they started (a start is
+   * awaited, a restart is not: it waits for the old run to stop).
+   */
+  #enqueueFires(d: ScheduledDag, fires: [Kind, ScheduleEntry, Date][]): Promise<void> {
+    let started: () => void = () => undefined;
+    const startedP = new Promise<void>((r) => (started = r));
+    const busy = this.#busy.get(d.fileName);
+    const prev = busy ?? Promise.resolve();
+    if (busy) started(); // behind fires still in progress: the tick does not wait for them
+    const chain = prev.then(async () => {
+      for (const [kind, entry, at] of fires) {
+        if (kind === 'restart') {
+          started();
+        }
+        await this.#fire(kind, d, entry, at);
+      }
+      started();
+    });
+    this.#busy.set(d.fileName, chain);
+    void chain.then(() => {
+      if (this.#busy.get(d.fileName) === chain) this.#busy.delete(d.fileName);
+    });
+    return startedP;
   }
 
   async #fire(kind: Kind, d: ScheduledDag, entry: ScheduleEntry, at: Date): Promise<void> {
@@ -152,12 +169,12 @@ export class CronScheduler {
         }
         await this.deps.actions.start(d, at);
       } else {
-        const latest = await this.deps.actions.latestRun(d.dag.name);
-        if (latest?.status !== RUNNING) {
+        if (!(await this.deps.actions.isRunning(d.dag.name))) {
           this.deps.log(`scheduler: ${what}: nothing to do (no run is running)`);
           return;
         }
         await (kind === 'stop' ? this.deps.actions.stop(d) : this.deps.actions.restart(d));
+        this.deps.log(`scheduler: ${what}: done`);
       }
     } catch (e) {
       this.deps.log(`scheduler: ${what}: failed: ${(e as Error).message}`);
@@ -165,17 +182,20 @@ export class CronScheduler {
   }
 
   /**
-   * Why a start fire is skipped (peer section 4.17), or undefined: `skipIfSuccessful` and the
-   * latest run succeeded and started since the previous fire time of this entry.
+   * Why a start fire is skipped, or undefined (spec: `skipIfSuccessful`, "skip if already
+   * succeeded today"): the DAG's latest run succeeded and started earlier on the fire's calendar
+   * day, in the entry's zone.
    */
   async #skipStart(d: ScheduledDag, entry: ScheduleEntry, at: Date): Promise<string | undefined> {
     if (!d.dag.skipIfSuccessful) return undefined;
     const latest = await this.deps.actions.latestRun(d.dag.name);
-    if (latest?.status !== SUCCEEDED || latest.startedAt === '') return undefined;
-    const started = Date.parse(latest.startedAt);
-    const prev = previousFire(entry, at)?.getTime() ?? -Infinity;
-    if (started >= prev && started < at.getTime())
-      return `skipIfSuccessful: run started ${latest.startedAt} succeeded since the previous fire`;
+    if (latest?.status !== RunStatus.Succeeded || latest.startedAt === '') return undefined;
+    const started = new Date(latest.startedAt);
+    if (
+      started.getTime() < at.getTime() &&
+      dayOf(started, entry.timezone) === dayOf(at, entry.timezone)
+    )
+      return `skipIfSuccessful: run started ${latest.startedAt} already succeeded today`;
     return undefined;
   }
 }

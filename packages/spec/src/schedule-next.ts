@@ -39,3 +39,11 @@ export const nextRunOf = (schedule: readonly ScheduleEntry[], from: Date): Date 
   }
   return best;
 };
+
+/** The first time after `after` (exclusive) at which `entry` fires, in its zone; or undefined. */
+export const nextFireOf = (entry: ScheduleEntry, after: Date): Date | undefined =>
+  cronOf(entry)?.nextRun(after) ?? undefined;
+
+/** The last time strictly before `before` at which `entry` fired, in its zone; or undefined. */
+export const previousFireOf = (entry: ScheduleEntry, before: Date): Date | undefined =>
+  cronOf(entry)?.previousRuns(1, before)[0] ?? undefined;

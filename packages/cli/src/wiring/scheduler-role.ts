@@ -78,23 +78,14 @@ export const startSchedulerRole = (
         if (running[0]) await rt.runs.restart({ name: d.dag.name, dagRunId: running[0].dagRunId });
       },
       latestRun: async (name) => (await rt.store.listRuns({ name, limit: 1 }))[0],
+      isRunning: async (name) =>
+        (await rt.store.listRuns({ name, status: RunStatus.Running, limit: 1 })).length > 0,
     },
     log,
   });
 
-  const done = (async () => {
-    let told = false;
-    while (!signal.aborted && !(await lock.tryAcquire())) {
-      if (!told) {
-        const h = await lock.holder();
-        log(
-          `scheduler: another process (pid ${h?.owner.pid ?? '?'} on ${h?.owner.host ?? '?'}) is the scheduler of this store; standing by`,
-        );
-        told = true;
-      }
-      await clock.sleep(LEASE_EVERY_MS, signal).catch(() => undefined);
-    }
-    if (signal.aborted) return;
+  /** Holds the lease until `signal` aborts or another process takes it. */
+  const serve = async (): Promise<void> => {
     holding = true;
     lastPass = clock.now().getTime();
     const inner = new AbortController();
@@ -120,7 +111,31 @@ export const startSchedulerRole = (
     ]);
     signal.removeEventListener('abort', stopInner);
     holding = false;
-    await lock.release();
+    await lock.release().catch(() => undefined);
+  };
+
+  // Stand by until the lease is free, serve, and stand by again after stepping down.
+  const done = (async () => {
+    let told = false;
+    while (!signal.aborted) {
+      const acquired = await lock.tryAcquire().catch((e: unknown) => {
+        log(`scheduler: the scheduler lease cannot be read or written: ${(e as Error).message}`);
+        return false;
+      });
+      if (acquired) {
+        told = false;
+        await serve();
+        continue;
+      }
+      if (!told) {
+        const h = await lock.holder();
+        log(
+          `scheduler: another process (pid ${h?.owner.pid ?? '?'} on ${h?.owner.host ?? '?'}) is the scheduler of this store; standing by`,
+        );
+        told = true;
+      }
+      await clock.sleep(LEASE_EVERY_MS, signal).catch(() => undefined);
+    }
   })();
   return { status, done };
 };

@@ -234,6 +234,81 @@ describe('queues', () => {
   });
 });
 
+describe('admission under concurrency', () => {
+  it('refuses a duplicate run id without touching the slot of the run that has it', async () => {
+    dag('two', 'maxActiveRuns: 2\nsteps:\n  - name: wait\n    command: sleep 30\n');
+    const { runs } = service();
+    const x = await runs.start({ dag: 'two', dagRunId: 'x' });
+    await expect(runs.start({ dag: 'two', dagRunId: 'x' })).rejects.toMatchObject({
+      code: ErrorCode.AlreadyExists,
+    });
+    const y = await runs.start({ dag: 'two', dagRunId: 'y' });
+    expect(y.queued).toBe(false);
+    const z = await runs.start({ dag: 'two', dagRunId: 'z' });
+    expect(z.queued).toBe(true); // x and y hold both slots
+    await runs.dequeue({ name: 'two', dagRunId: 'z' });
+    await runs.stopAll('two');
+    await Promise.all([x.done, y.done]);
+  });
+
+  it('keeps FIFO for starts that arrive together while the queue is full', async () => {
+    dag('one', 'steps:\n  - name: nap\n    command: sleep 0.05\n');
+    const { runs, events } = service();
+    const first = await runs.start({ dag: 'one', dagRunId: 'a' });
+    const all = finishedRuns(events, 9);
+    const rest = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => runs.start({ dag: 'one', dagRunId: `r${i}` })),
+    );
+    expect(rest.every((r) => r.queued)).toBe(true);
+    await first.done;
+    const done = await all;
+    const byId = new Map(done.map((r) => [r.dagRunId, r]));
+    const inQueueOrder = rest
+      .map((r) => r.record)
+      .sort((p, q) => (p.queuedAt < q.queuedAt ? -1 : p.queuedAt > q.queuedAt ? 1 : 0))
+      .map((r) => byId.get(r.dagRunId)?.startedAt ?? '');
+    expect(inQueueOrder).toEqual([...inQueueOrder].sort());
+    // never two at once (maxActiveRuns 1)
+    const spans = done.map((r) => [Date.parse(r.startedAt), Date.parse(r.finishedAt)] as const);
+    spans.sort((p, q) => p[0] - q[0]);
+    for (let i = 1; i < spans.length; i++)
+      expect(spans[i]?.[0]).toBeGreaterThanOrEqual(spans[i - 1]?.[1] ?? 0);
+  });
+
+  it('lets only one of two concurrent singleton starts run', async () => {
+    dag('three', 'maxActiveRuns: 3\nsteps:\n  - name: wait\n    command: sleep 30\n');
+    const { runs } = service();
+    const results = await Promise.allSettled([
+      runs.start({ dag: 'three', singleton: true }),
+      runs.start({ dag: 'three', singleton: true }),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({
+      reason: { code: ErrorCode.AlreadyRunning },
+    });
+    await runs.stopAll('three');
+    for (const r of results) if (r.status === 'fulfilled') await r.value.done;
+  });
+
+  it('counts the runs it started before it ran the queues', async () => {
+    dag('one', 'steps:\n  - name: wait\n    command: sleep 30\n');
+    const { runs } = service({ ledger: false });
+    const early = await runs.start({ dag: 'one', dagRunId: 'early' });
+    expect(early.queued).toBe(false);
+    const stop = new AbortController();
+    let ticked: () => void = () => undefined;
+    const firstPass = new Promise<void>((r) => (ticked = r));
+    const loop = runs.processQueues(stop.signal, { intervalMs: 20, onTick: () => ticked() });
+    await firstPass; // the ledger is in place
+    const late = await runs.start({ dag: 'one', dagRunId: 'late' });
+    expect(late.queued).toBe(true);
+    stop.abort();
+    await loop;
+    await runs.stopAll('one');
+    await early.done;
+  });
+});
+
 describe('runs for workers', () => {
   /** A dispatcher whose workers never report back. */
   const silentWorkers = (ready: boolean) => {

@@ -9,8 +9,6 @@ export interface WaitingRun {
   readonly ref: RunRef;
   /** `queuedAt` of the run (ISO); FIFO order is by this, then by id. */
   readonly queuedAt: string;
-  /** The capacity of the queue as the run's DAG defines it (for DAG-defined queues). */
-  readonly capacity: number;
   /** The DAG's workerSelector (empty: runs in this process). */
   readonly selector: Readonly<Record<string, string>>;
 }
@@ -21,7 +19,7 @@ export type Activation =
   | { readonly kind: 'running' }
   /** It is on a worker's queue; it counts as activating until a worker reports it running. */
   | { readonly kind: 'dispatched' }
-  /** It is no longer queued (dequeued, deleted, or started elsewhere): its slot is free again. */
+  /** It is no longer queued (dequeued, deleted, failed to start): its slot is free again. */
   | { readonly kind: 'gone' };
 
 export interface RunQueuesDeps {
@@ -41,21 +39,26 @@ const keyOf = (r: RunRef): string => `${r.name}/${r.dagRunId}`;
 const before = (a: WaitingRun, b: WaitingRun): boolean =>
   a.queuedAt < b.queuedAt || (a.queuedAt === b.queuedAt && a.ref.dagRunId < b.ref.dagRunId);
 
+interface Waiting {
+  readonly run: WaitingRun;
+  /** Placed, but its record is still being written: the queue waits at it. */
+  pending: boolean;
+}
+
 interface QueueState {
   /** Runs holding a slot: running, or activated and not yet running (with their deadline). */
   readonly active: Map<string, { readonly ref: RunRef; deadline?: number }>;
-  readonly waiting: WaitingRun[];
-  /** The capacity last known for this queue (a custom queue's, or its DAG's). */
+  readonly waiting: Waiting[];
+  /** Active runs allowed at once, as last declared (config, or the DAG's maxActiveRuns). */
   capacity: number;
-  /** Why the head of the queue cannot go to a worker, while it cannot. */
-  blocked?: string;
 }
 
 /**
  * The admission ledger of the process that runs the queues (ARCHITECTURE.md section 2): per queue,
  * the runs holding a slot and the runs waiting, in strict FIFO order. Decisions are synchronous
- * against this ledger, so two concurrent starts can never both take the last slot; a slot is
- * handed to the next waiting run the moment it is released (event-driven, no polling).
+ * against this ledger, so two concurrent starts can never both take the last slot; a place in the
+ * queue is reserved before the run's record is written, so nothing overtakes a run being queued;
+ * a slot is handed to the next waiting run the moment it is released (event-driven, no polling).
  */
 export class RunQueues {
   readonly #queues = new Map<string, QueueState>();
@@ -64,30 +67,46 @@ export class RunQueues {
 
   constructor(private readonly deps: RunQueuesDeps) {}
 
-  #state(name: string, capacity: number): QueueState {
-    let s = this.#queues.get(name);
+  #state(q: QueueInfo): QueueState {
+    let s = this.#queues.get(q.name);
     if (!s) {
-      s = { active: new Map(), waiting: [], capacity };
-      this.#queues.set(name, s);
+      s = { active: new Map(), waiting: [], capacity: q.capacity };
+      this.#queues.set(q.name, s);
     }
+    s.capacity = q.capacity;
     return s;
+  }
+
+  /** True when the run holds a slot or waits in a queue of this ledger. */
+  knows(ref: RunRef): boolean {
+    return this.#queueOfRun.has(keyOf(ref));
+  }
+
+  /** True when a run of DAG `dagName` holds a slot of queue `queue` (singleton starts). */
+  hasActiveOf(queue: string, dagName: string): boolean {
+    const s = this.#queues.get(queue);
+    return s !== undefined && [...s.active.values()].some((a) => a.ref.name === dagName);
   }
 
   /**
    * Takes a slot for a run that starts now, when the queue has room and nobody waits in it
    * (strict FIFO: a start never overtakes a waiting run). Returns false when it must wait.
+   * The caller checks {@link knows} first (a known run is a duplicate id).
    */
   tryOccupy(q: QueueInfo, ref: RunRef): boolean {
-    const s = this.#state(q.name, q.capacity);
-    s.capacity = q.capacity;
-    if (s.waiting.length > 0 || s.active.size >= q.capacity) return false;
+    const s = this.#state(q);
+    if (s.waiting.length > 0 || s.active.size >= s.capacity) return false;
     this.#hold(s, q.name, ref);
     return true;
   }
 
-  /** Records a run that holds a slot without admission (found running at start or elsewhere). */
-  occupy(queue: string, capacity: number, ref: RunRef, deadline?: number): void {
-    const s = this.#state(queue, capacity);
+  /**
+   * Records a run that holds a slot without admission (found running by a reconcile, or
+   * dispatched with an activation `deadline`). Capacity stays as declared.
+   */
+  occupy(queue: string, ref: RunRef, deadline?: number): void {
+    const s =
+      this.#queues.get(queue) ?? this.#state({ name: queue, type: 'dag-based', capacity: 1 });
     this.#hold(s, queue, ref, deadline);
   }
 
@@ -97,16 +116,41 @@ export class RunQueues {
     this.#queueOfRun.set(key, queue);
   }
 
-  /** Adds a waiting run in FIFO order and hands slots on. */
+  /**
+   * Reserves the run's place in FIFO order before its record exists; the queue waits at it until
+   * {@link ready} (or {@link release} when creating the record failed).
+   */
+  reserve(q: QueueInfo, run: WaitingRun): void {
+    this.#place(this.#state(q), q.name, run, true);
+  }
+
+  /** The reserved run's record is written: it may now leave the queue in its turn. */
+  ready(ref: RunRef): void {
+    const q = this.#queueOfRun.get(keyOf(ref));
+    const w = q === undefined ? undefined : this.#find(q, keyOf(ref));
+    if (!w || q === undefined) return;
+    w.pending = false;
+    this.pump(q);
+  }
+
+  /** Adds a waiting run whose record exists (a reconcile found it) in FIFO order. */
   enqueue(q: QueueInfo, run: WaitingRun): void {
-    const s = this.#state(q.name, q.capacity);
+    const s = this.#queues.get(q.name) ?? this.#state(q);
+    if (this.#place(s, q.name, run, false)) this.pump(q.name);
+  }
+
+  #place(s: QueueState, queue: string, run: WaitingRun, pending: boolean): boolean {
     const key = keyOf(run.ref);
-    if (this.#queueOfRun.has(key)) return;
+    if (this.#queueOfRun.has(key)) return false;
     let i = s.waiting.length;
-    while (i > 0 && before(run, s.waiting[i - 1] as WaitingRun)) i--;
-    s.waiting.splice(i, 0, run);
-    this.#queueOfRun.set(key, q.name);
-    this.pump(q.name);
+    while (i > 0 && before(run, (s.waiting[i - 1] as Waiting).run)) i--;
+    s.waiting.splice(i, 0, { run, pending });
+    this.#queueOfRun.set(key, queue);
+    return true;
+  }
+
+  #find(queue: string, key: string): Waiting | undefined {
+    return this.#queues.get(queue)?.waiting.find((w) => keyOf(w.run.ref) === key);
   }
 
   /** The run became running (a worker reported it): it keeps its slot, without a deadline. */
@@ -125,15 +169,11 @@ export class RunQueues {
     const s = this.#queues.get(q);
     if (!s) return;
     if (!s.active.delete(key)) {
-      const i = s.waiting.findIndex((w) => keyOf(w.ref) === key);
+      const i = s.waiting.findIndex((w) => keyOf(w.run.ref) === key);
       if (i >= 0) s.waiting.splice(i, 1);
     }
     this.pump(q);
-  }
-
-  /** True when the run holds a slot or waits in a queue of this ledger. */
-  knows(ref: RunRef): boolean {
-    return this.#queueOfRun.has(keyOf(ref));
+    if (s.active.size === 0 && s.waiting.length === 0) this.#queues.delete(q);
   }
 
   /** True when the run left its queue and is not running yet (it has an activation deadline). */
@@ -142,14 +182,11 @@ export class RunQueues {
     return q !== undefined && this.#queues.get(q)?.active.get(key)?.deadline !== undefined;
   }
 
-  /** Queue names with the runs they hold and the runs waiting (FIFO order). */
-  snapshot(): { name: string; active: RunRef[]; waiting: RunRef[]; blocked?: string }[] {
-    return [...this.#queues.entries()].map(([name, s]) => ({
-      name,
-      active: [...s.active.values()].map((a) => a.ref),
-      waiting: s.waiting.map((w) => w.ref),
-      ...(s.blocked !== undefined ? { blocked: s.blocked } : {}),
-    }));
+  /** Runs waiting (with their records written), for a reconcile against the store. */
+  waitingRuns(): RunRef[] {
+    return [...this.#queues.values()].flatMap((s) =>
+      s.waiting.filter((w) => !w.pending).map((w) => w.run.ref),
+    );
   }
 
   /** Activated runs past their deadline (not running within the activation limit). */
@@ -164,36 +201,32 @@ export class RunQueues {
 
   /** Hands free slots of every queue on (after workers changed, or a reconcile). */
   pumpAll(): void {
-    for (const name of this.#queues.keys()) this.pump(name);
+    for (const name of [...this.#queues.keys()]) this.pump(name);
   }
 
   /** Hands the free slots of a queue to its waiting runs, head first. */
   pump(name: string): void {
     const s = this.#queues.get(name);
     if (!s) return;
-    while (s.waiting.length > 0) {
-      const head = s.waiting[0] as WaitingRun;
-      const capacity = head.capacity;
-      if (s.active.size >= capacity) return;
-      const blocked =
-        Object.keys(head.selector).length > 0 ? this.deps.blockedBy(head.selector) : null;
-      if (blocked !== null) {
-        s.blocked = blocked;
-        return; // strict FIFO: the head waits for a worker, and the others wait behind it
-      }
-      delete s.blocked;
+    while (s.waiting.length > 0 && s.active.size < s.capacity) {
+      const head = s.waiting[0] as Waiting;
+      if (head.pending) return; // its record is being written; nobody overtakes it
+      const sel = head.run.selector;
+      // strict FIFO: a head waiting for a worker holds up the runs behind it
+      if (Object.keys(sel).length > 0 && this.deps.blockedBy(sel) !== null) return;
       s.waiting.shift();
-      this.#hold(s, name, head.ref, this.deps.nowMs() + ACTIVATION_LIMIT_MS);
-      this.deps.activate(head).then(
+      const run = head.run;
+      this.#hold(s, name, run.ref, this.deps.nowMs() + ACTIVATION_LIMIT_MS);
+      this.deps.activate(run).then(
         (a) => {
-          if (a.kind === 'running') this.markRunning(head.ref);
-          else if (a.kind === 'gone') this.release(head.ref);
+          if (a.kind === 'running') this.markRunning(run.ref);
+          else if (a.kind === 'gone') this.release(run.ref);
         },
         (e: unknown) => {
           this.deps.warn(
-            `run ${head.ref.dagRunId} of DAG "${head.ref.name}" could not leave queue "${name}": ${(e as Error).message}`,
+            `run ${run.ref.dagRunId} of DAG "${run.ref.name}" could not leave queue "${name}": ${(e as Error).message}`,
           );
-          this.release(head.ref);
+          this.release(run.ref);
         },
       );
     }

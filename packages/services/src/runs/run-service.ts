@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import {
   AppError,
   ErrorCode,
+  alreadyExists,
   NodeStatus,
   RUN_ID_PATTERN,
   RunStatus,
@@ -44,7 +45,7 @@ import {
 } from '../queues/run-queues.js';
 import type { RunDispatcher } from './dispatcher-port.js';
 import { retryNodes } from './retry-plan.js';
-import type { ProcessProbe, RunSnapshotData, RunStorePort } from './run-store-port.js';
+import type { ProcessProbe, RunStorePort } from './run-store-port.js';
 
 /** Everything RunService needs, injected once. */
 export interface RunServiceDeps {
@@ -142,7 +143,7 @@ export class RunService implements ChildRunner {
   /** Where a dry run's log goes, so its child runs log there too. */
   private dryLog: ((line: string) => void) | undefined;
   /** Tail of the admission chain per queue (processes that do not run the queues). */
-  private readonly admissions = new Map<string, Promise<void>>();
+  private readonly admissions = new Map<string, Promise<unknown>>();
   /** Runs executing in this process: their stop controllers and completion. */
   private readonly active = new Map<string, { stop: AbortController; done: Promise<unknown> }>();
   /** The admission ledger, in the process that runs the queues. */
@@ -301,18 +302,26 @@ export class RunService implements ChildRunner {
   dequeue(ref: RunRef): Promise<void> {
     return this.leave(ref, async () => {
       const run = await this.deps.store.getRun(ref);
-      if (run.status !== RunStatus.Queued || this.ledger?.isActivating(refKey(ref)) === true) {
+      const leaving = this.ledger?.isActivating(refKey(ref)) === true;
+      if (run.status !== RunStatus.Queued || leaving) {
         throw new AppError(
           ErrorCode.NotFound,
-          `run ${ref.dagRunId} of DAG "${ref.name}" is not queued (its status is ${runStatusLabel[run.status]})`,
+          `run ${ref.dagRunId} of DAG "${ref.name}" is not queued (${leaving ? 'it is starting' : `its status is ${runStatusLabel[run.status]}`})`,
           { ...ref },
         );
       }
+      const expectRevision = run.revision;
       run.status = RunStatus.Cancelled;
       run.finishedAt = this.nowIso();
       run.error = 'dequeued before it started';
       run.revision++;
-      await this.deps.store.saveRun(run);
+      if (!(await this.deps.store.saveRunIf(run, expectRevision))) {
+        throw new AppError(
+          ErrorCode.NotFound,
+          `run ${ref.dagRunId} of DAG "${ref.name}" is not queued (it changed meanwhile, probably started)`,
+          { ...ref },
+        );
+      }
       this.ledger?.release(ref);
       this.settle(run);
     });
@@ -354,66 +363,69 @@ export class RunService implements ChildRunner {
   private async admit(req: AdmitRequest): Promise<StartedRun> {
     const { dag } = req;
     const ref = { name: dag.name, dagRunId: req.dagRunId };
-    if (req.singleton === true) {
-      const running = await this.deps.store.listRuns({
-        name: dag.name,
-        status: RunStatus.Running,
-        limit: 1,
-      });
-      if (running[0]) throw alreadyRunning(dag.name);
-    }
     const q = queueOf(dag, this.customQueues, req.queue);
     const remote = this.isRemote(dag);
     const ledger = this.ledger;
     if (ledger === undefined) {
       // Not the queue process: decide from the store's counts, one admission per queue at a time.
-      return this.serialPerQueue(q.name, async () => {
+      return this.serial(this.admissions, q.name, async () => {
+        if (req.singleton === true) await this.refuseIfRunning(dag.name);
         const startNow = req.trigger !== 'enqueue' && !remote && (await this.storeHasRoom(q));
         return startNow
           ? whenStarted(await this.launch(dag, req.localDags, req))
           : this.park(req, q);
       });
     }
-    if (q.capacity !== Infinity && req.trigger !== 'enqueue') await this.noteForeign(ledger, q);
-    const startNow = req.trigger !== 'enqueue' && ledger.tryOccupy(q, ref);
-    if (!startNow) return this.park(req, q);
-    if (remote && this.deps.dispatcher?.availability(dag.workerSelector) !== null) {
-      ledger.release(ref); // its slot goes back; the run waits for a worker in its queue
-      return this.park(req, q);
-    }
+    if (req.singleton === true) await this.refuseIfRunning(dag.name);
+    if (q.capacity !== Infinity && req.trigger !== 'enqueue')
+      await this.noteForeign(ledger, q, dag);
+    // From here on synchronous against the ledger: no other admission runs in between.
+    if (ledger.knows(ref)) throw alreadyExists('run', req.dagRunId);
+    if (req.singleton === true && ledger.hasActiveOf(q.name, dag.name))
+      throw alreadyRunning(dag.name);
+    const blocked = remote && this.deps.dispatcher?.availability(dag.workerSelector) !== null;
+    if (req.trigger === 'enqueue' || blocked || !ledger.tryOccupy(q, ref)) return this.park(req, q);
     try {
       if (remote) return await this.dispatchNow(req, q);
       return whenStarted(await this.launch(dag, req.localDags, req));
     } catch (e) {
-      ledger.release(ref);
+      ledger.release(ref); // the slot this admission took
       throw e;
     }
   }
 
-  /** Creates a run that waits in its queue (status queued, `queuedAt` set). */
-  private async park(req: AdmitRequest, q: QueueInfo): Promise<StartedRun> {
-    const now = this.nowIso();
-    const record = this.newRecord(req.dag, {
-      ...req,
-      status: RunStatus.Queued,
-      queue: q.name,
-      queuedAt: now,
+  /** spec: a singleton start of a DAG that already runs is 409 already_running. */
+  private async refuseIfRunning(dagName: string): Promise<void> {
+    const running = await this.deps.store.listRuns({
+      name: dagName,
+      status: RunStatus.Running,
+      limit: 1,
     });
-    delete record.owner; // nobody runs it yet
-    await this.deps.store.createRun(record, { dag: req.dag, localDags: req.localDags });
+    if (running[0]) throw alreadyRunning(dagName);
+  }
+
+  /**
+   * Creates a run that waits in its queue (status queued, `queuedAt` set). Its place in the queue
+   * is reserved before the record is written, so no start or enqueue after it goes first.
+   */
+  private async park(req: AdmitRequest, q: QueueInfo): Promise<StartedRun> {
+    const record = this.queuedRecord(req, q);
+    const ref = { name: record.name, dagRunId: record.dagRunId };
+    this.ledger?.reserve(q, { ref, queuedAt: record.queuedAt, selector: req.dag.workerSelector });
+    try {
+      await this.deps.store.createRun(record, { dag: req.dag, localDags: req.localDags });
+    } catch (e) {
+      this.ledger?.release(ref);
+      throw e;
+    }
     // Only the queue process runs it; elsewhere nobody here learns when it ends.
     const done = this.ledger ? this.waitFor(record) : new Promise<DagRunRecord>(() => undefined);
-    this.ledger?.enqueue(q, {
-      ref: { name: record.name, dagRunId: record.dagRunId },
-      queuedAt: now,
-      capacity: q.capacity,
-      selector: req.dag.workerSelector,
-    });
+    this.ledger?.ready(ref);
     return { record, queued: true, done };
   }
 
-  /** A run for workers with a free slot and a worker ready: queued until a worker reports it. */
-  private async dispatchNow(req: AdmitRequest, q: QueueInfo): Promise<StartedRun> {
+  /** The record of a run that waits (or waits for a worker): queued, nobody owns it yet. */
+  private queuedRecord(req: AdmitRequest, q: QueueInfo): DagRunRecord {
     const record = this.newRecord(req.dag, {
       ...req,
       status: RunStatus.Queued,
@@ -421,17 +433,30 @@ export class RunService implements ChildRunner {
       queuedAt: this.nowIso(),
     });
     delete record.owner;
+    return record;
+  }
+
+  /**
+   * A run for workers with a free slot and a worker ready: queued until a worker reports it
+   * running (the activation limit applies). When the hand-over fails, it waits in its queue.
+   */
+  private async dispatchNow(req: AdmitRequest, q: QueueInfo): Promise<StartedRun> {
+    const record = this.queuedRecord(req, q);
     await this.deps.store.createRun(record, { dag: req.dag, localDags: req.localDags });
     const ref = { name: record.name, dagRunId: record.dagRunId };
     const done = this.waitFor(record);
-    this.ledger?.occupy(
-      q.name,
-      q.capacity,
-      ref,
-      this.deps.clock.now().getTime() + ACTIVATION_LIMIT_MS,
-    );
+    this.ledger?.occupy(q.name, ref, this.deps.clock.now().getTime() + ACTIVATION_LIMIT_MS);
     this.foreign.add(refKey(ref));
-    await this.deps.dispatcher?.dispatch({ record, dag: req.dag, localDags: req.localDags });
+    try {
+      await this.deps.dispatcher?.dispatch({ record, dag: req.dag, localDags: req.localDags });
+    } catch (e) {
+      this.warn(
+        `run ${record.dagRunId} of DAG "${record.name}" waits in its queue: handing it to a worker failed: ${(e as Error).message}`,
+      );
+      this.foreign.delete(refKey(ref));
+      this.ledger?.release(ref);
+      this.ledger?.enqueue(q, { ref, queuedAt: record.queuedAt, selector: req.dag.workerSelector });
+    }
     return { record, queued: true, done };
   }
 
@@ -451,35 +476,28 @@ export class RunService implements ChildRunner {
     return !queued.some(inQ) && running.filter(inQ).length < q.capacity;
   }
 
-  /** Serialises admissions to one queue in this process (store-counted admission). */
-  private serialPerQueue<T>(queue: string, f: () => Promise<T>): Promise<T> {
-    const prev = this.admissions.get(queue) ?? Promise.resolve();
+  /** Runs `f` after the previous call with the same key in `chains` ended (one at a time). */
+  private serial<T>(
+    chains: Map<string, Promise<unknown>>,
+    key: string,
+    f: () => Promise<T>,
+  ): Promise<T> {
+    const prev = chains.get(key) ?? Promise.resolve();
     const next = prev.then(f, f);
     const tail = next.then(
       () => undefined,
       () => undefined,
     );
-    this.admissions.set(queue, tail);
+    chains.set(key, tail);
     void tail.then(() => {
-      if (this.admissions.get(queue) === tail) this.admissions.delete(queue);
+      if (chains.get(key) === tail) chains.delete(key);
     });
     return next;
   }
 
-  /** Serialises the ways a queued run leaves its queue (activation, dequeue). */
+  /** Serialises the ways a queued run leaves its queue (activation, dequeue, activation limit). */
   private leave<T>(ref: RunRef, f: () => Promise<T>): Promise<T> {
-    const key = refKey(ref);
-    const prev = this.leaving.get(key) ?? Promise.resolve();
-    const next = prev.then(f, f);
-    const tail = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.leaving.set(key, tail);
-    void tail.then(() => {
-      if (this.leaving.get(key) === tail) this.leaving.delete(key);
-    });
-    return next;
+    return this.serial(this.leaving, refKey(ref), f);
   }
 
   /** A promise of the run's final record, resolved when it ends in this process or on a worker. */
@@ -509,32 +527,55 @@ export class RunService implements ChildRunner {
     const activatedAt = this.nowIso(); // now, in FIFO order: startedAt never runs against it
     return this.leave(w.ref, async (): Promise<Activation> => {
       let record: DagRunRecord;
-      let snapshot: RunSnapshotData;
       try {
-        [record, snapshot] = await Promise.all([
-          this.deps.store.getRun(w.ref),
-          this.deps.store.getSnapshot(w.ref),
-        ]);
+        record = await this.deps.store.getRun(w.ref);
       } catch (e) {
         if (AppError.is(e) && e.code === ErrorCode.NotFound) return { kind: 'gone' };
         throw e;
       }
-      if (record.status !== RunStatus.Queued) return { kind: 'gone' };
-      const dag = snapshot.dag as Dag;
-      const localDags = snapshot.localDags as Dag[];
-      if (this.isRemote(dag)) {
-        this.foreign.add(refKey(w.ref));
-        await this.deps.dispatcher?.dispatch({ record, dag, localDags });
-        return { kind: 'dispatched' };
+      if (record.status !== RunStatus.Queued) {
+        if (isFinalRunStatus(record.status)) this.settle(record);
+        return { kind: 'gone' };
       }
-      record.status = RunStatus.Running;
-      record.startedAt = activatedAt;
-      record.owner = this.deps.processes.owner;
-      record.revision++;
-      await this.deps.store.saveRun(record);
-      this.execute(record, dag, localDags, { dryRun: false });
-      return { kind: 'running' };
+      try {
+        const snapshot = await this.deps.store.getSnapshot(w.ref);
+        const dag = snapshot.dag as Dag;
+        const localDags = snapshot.localDags as Dag[];
+        if (this.isRemote(dag)) {
+          this.foreign.add(refKey(w.ref));
+          await this.deps.dispatcher?.dispatch({ record, dag, localDags });
+          return { kind: 'dispatched' };
+        }
+        const expectRevision = record.revision;
+        record.status = RunStatus.Running;
+        record.startedAt = activatedAt;
+        record.owner = this.deps.processes.owner;
+        record.revision++;
+        // Changed meanwhile in another process (dequeued there): it is not ours to start.
+        if (!(await this.deps.store.saveRunIf(record, expectRevision))) return { kind: 'gone' };
+        this.execute(record, dag, localDags, { dryRun: false });
+        return { kind: 'running' };
+      } catch (e) {
+        // Nothing will ever start it: say why on the run instead of retrying it every second.
+        this.foreign.delete(refKey(w.ref));
+        await this.failQueued(w.ref, `the run could not leave its queue: ${(e as Error).message}`);
+        return { kind: 'gone' };
+      }
     });
+  }
+
+  /** Marks a run that is still queued as failed with `error` (it will never start). */
+  private async failQueued(ref: RunRef, error: string): Promise<void> {
+    const run = await this.deps.store.getRun(ref).catch(() => undefined);
+    if (run?.status !== RunStatus.Queued) return;
+    const expectRevision = run.revision;
+    run.status = RunStatus.Failed;
+    run.finishedAt = this.nowIso();
+    run.error = error;
+    run.revision++;
+    if (!(await this.deps.store.saveRunIf(run, expectRevision))) return; // changed elsewhere
+    this.warn(`run ${ref.dagRunId} of DAG "${ref.name}" failed: ${error}`);
+    this.settle(run);
   }
 
   /**
@@ -568,12 +609,23 @@ export class RunService implements ChildRunner {
       this.deps.store.listRuns({ status: RunStatus.Running }),
     ]);
     const runningKeys = new Set(running.map(refKey));
-    for (const key of [...this.foreign]) {
-      if (runningKeys.has(key) || ledger.isActivating(key)) continue;
+    const queuedKeys = new Set(queued.map(refKey));
+    // Runs this ledger holds that ended, or left their queue, in another process.
+    const gone = [
+      ...[...this.foreign].filter((k) => !runningKeys.has(k) && !ledger.isActivating(k)),
+      ...ledger
+        .waitingRuns()
+        .map(refKey)
+        .filter((k) => !queuedKeys.has(k)),
+    ];
+    for (const key of gone) {
       const [name = '', dagRunId = ''] = key.split('/');
       const ref = { name, dagRunId };
       const rec = await this.deps.store.getRun(ref).catch(() => undefined);
-      if (rec === undefined || isFinalRunStatus(rec.status)) {
+      if (
+        rec === undefined ||
+        (rec.status !== RunStatus.Queued && rec.status !== RunStatus.Running)
+      ) {
         this.foreign.delete(key);
         ledger.release(ref);
         if (rec) this.settle(rec);
@@ -582,18 +634,16 @@ export class RunService implements ChildRunner {
     this.occupyForeign(ledger, running);
     for (const r of [...queued].reverse()) {
       if (ledger.knows(r)) continue;
-      const snapshot = await this.deps.store
-        .getSnapshot({ name: r.name, dagRunId: r.dagRunId })
-        .catch(() => undefined);
-      if (!snapshot) continue;
-      const dag = snapshot.dag as Dag;
+      const ref = { name: r.name, dagRunId: r.dagRunId };
+      let dag: Dag;
+      try {
+        dag = (await this.deps.store.getSnapshot(ref)).dag as Dag;
+      } catch (e) {
+        await this.failQueued(ref, `its DAG snapshot cannot be read: ${(e as Error).message}`);
+        continue;
+      }
       const q = queueOf(dag, this.customQueues, r.queue || undefined);
-      ledger.enqueue(q, {
-        ref: { name: r.name, dagRunId: r.dagRunId },
-        queuedAt: r.queuedAt || r.createdAt,
-        capacity: q.capacity,
-        selector: dag.workerSelector,
-      });
+      ledger.enqueue(q, { ref, queuedAt: r.queuedAt || r.createdAt, selector: dag.workerSelector });
     }
     ledger.pumpAll();
   }
@@ -602,10 +652,10 @@ export class RunService implements ChildRunner {
    * Counts the runs of a queue that other processes run (a CLI `start`) before a decision, so a
    * start right after one elsewhere does not overrun the cap (the reconcile would see it later).
    */
-  private async noteForeign(ledger: RunQueues, q: QueueInfo): Promise<void> {
+  private async noteForeign(ledger: RunQueues, q: QueueInfo, dag: Dag): Promise<void> {
     const running = await this.deps.store.listRuns({
       status: RunStatus.Running,
-      ...(q.type === 'dag-based' ? { name: q.name } : {}),
+      ...(q.name === dag.name ? { name: dag.name } : {}),
     });
     this.occupyForeign(
       ledger,
@@ -613,7 +663,11 @@ export class RunService implements ChildRunner {
     );
   }
 
-  /** Adds running runs this process does not run to the ledger, holding their slots. */
+  /**
+   * Adds running runs the ledger does not hold: runs of other processes (released when a
+   * reconcile finds them ended), and this process's runs started before it ran the queues
+   * (released when they end, as every run of this process).
+   */
   private occupyForeign(
     ledger: RunQueues,
     running: readonly {
@@ -625,27 +679,29 @@ export class RunService implements ChildRunner {
   ): void {
     const me = this.deps.processes.owner;
     for (const r of running) {
-      if (ledger.knows(r) || this.active.has(`${r.dagRunId}/${r.dagRunId}`)) continue;
-      if (r.owner && r.owner.pid === me.pid && r.owner.host === me.host) continue;
-      ledger.occupy(r.queue || r.name, 1, { name: r.name, dagRunId: r.dagRunId });
-      this.foreign.add(refKey(r));
+      if (ledger.knows(r)) continue;
+      const ref = { name: r.name, dagRunId: r.dagRunId };
+      const mine = r.owner?.pid === me.pid && r.owner.host === me.host;
+      if (mine && !this.active.has(`${r.dagRunId}/${r.dagRunId}`)) continue; // already ended
+      ledger.occupy(r.queue || r.name, ref);
+      if (!mine) this.foreign.add(refKey(r));
     }
   }
 
   /** spec: an activated run that does not become running within 10 s is taken off and failed. */
-  private async failActivation(ref: RunRef): Promise<void> {
-    const run = await this.deps.store.getRun(ref).catch(() => undefined);
-    this.foreign.delete(refKey(ref));
-    if (run && (run.status === RunStatus.Queued || run.status === RunStatus.NotStarted)) {
-      run.status = RunStatus.Failed;
-      run.finishedAt = this.nowIso();
-      run.error = `the run left its queue but did not become running within ${ACTIVATION_LIMIT_MS / 1000} s (no worker took it); taken off the queue`;
-      run.revision++;
-      await this.deps.store.saveRun(run);
-      await this.deps.dispatcher?.cancel(ref).catch(() => undefined);
-      this.settle(run);
-    }
-    this.ledger?.release(ref);
+  private failActivation(ref: RunRef): Promise<void> {
+    return this.leave(ref, async () => {
+      this.foreign.delete(refKey(ref));
+      const run = await this.deps.store.getRun(ref).catch(() => undefined);
+      if (run?.status === RunStatus.Queued) {
+        await this.failQueued(
+          ref,
+          `the run left its queue but did not become running within ${ACTIVATION_LIMIT_MS / 1000} s (no worker took it); taken off the queue`,
+        );
+        await this.deps.dispatcher?.cancel(ref).catch(() => undefined);
+      }
+      this.ledger?.release(ref);
+    });
   }
 
   /**
@@ -656,12 +712,6 @@ export class RunService implements ChildRunner {
     signal: AbortSignal,
     opts: { intervalMs?: number; zombieEveryMs?: number; onTick?: () => void } = {},
   ): Promise<void> {
-    if (!this.ledger) {
-      // Admission switches to the ledger once it holds what the store knows.
-      const ledger = this.newLedger();
-      await this.reconcileInto(ledger);
-      this.ledger = ledger;
-    }
     const interval = opts.intervalMs ?? 1000;
     const zombieEvery = opts.zombieEveryMs ?? 10_000;
     let lastZombieCheck = -Infinity;
@@ -672,7 +722,13 @@ export class RunService implements ChildRunner {
           lastZombieCheck = now;
           for (const r of await this.recoverOrphans()) this.onRemoteUpdate(r);
         }
-        await this.reconcileQueues();
+        if (this.ledger) await this.reconcileInto(this.ledger);
+        else {
+          // Admission switches to the ledger once it holds what the store knows.
+          const ledger = this.newLedger();
+          await this.reconcileInto(ledger);
+          this.ledger = ledger;
+        }
         opts.onTick?.();
       } catch (e) {
         this.warn(`queue pass failed: ${(e as Error).message}`);

@@ -17,6 +17,11 @@ export interface StoreScope {
 export interface RunStorePort {
   createRun(record: DagRunRecord, snapshot: RunSnapshotData): Promise<void>;
   saveRun(record: DagRunRecord): Promise<void>;
+  /**
+   * Saves the record only if the stored one still has revision `expectRevision` (compare and
+   * swap, also against other processes); false when it changed meanwhile (nothing written).
+   */
+  saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean>;
   /** Throws AppError not_found when the run does not exist. */
   getRun(ref: RunRef, scope?: StoreScope): Promise<DagRunRecord>;
   /** Throws AppError not_found when the run or its snapshot does not exist. */

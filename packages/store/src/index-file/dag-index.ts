@@ -1,5 +1,6 @@
 import { open, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { RunStatus } from '@trellis/core';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { errnoOf, isMissing, messageOf } from '../fs/fs-errors.js';
 import { newestFirst, toIndexedRun, type IndexedRun } from '../runs/run-filter.js';
@@ -100,7 +101,14 @@ export class DagIndex {
         lines.push({ kind: 'put', key, summary });
       }
       if (lines.length > 0) {
-        await this.#append(lines.map(encodeIndexLine).join(''));
+        // Synced to disk when a line records a state its record also syncs (queued, final).
+        const durable = lines.some(
+          (l) =>
+            l.kind === 'put' &&
+            l.summary.status !== RunStatus.Running &&
+            l.summary.status !== RunStatus.NotStarted,
+        );
+        await this.#append(lines.map(encodeIndexLine).join(''), durable);
         lines.forEach((l) => this.#apply(l));
         await this.#maybeCompact();
       }
@@ -241,13 +249,13 @@ export class DagIndex {
    * over it): when the file we wrote to is no longer the one at the path, the lines are written
    * again to the new file. A duplicate is harmless (same key, same revision).
    */
-  async #append(text: string): Promise<void> {
+  async #append(text: string, durable = true): Promise<void> {
     for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
       const fh = await open(this.#deps.path, 'a');
       let written: number;
       try {
         await fh.write(text);
-        await fh.datasync();
+        if (durable) await fh.datasync();
         written = (await fh.stat()).ino;
       } finally {
         await fh.close();

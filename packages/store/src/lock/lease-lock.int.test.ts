@@ -55,6 +55,23 @@ describe('LeaseLock', () => {
     expect(await lock.tryAcquire()).toBe(true);
   });
 
+  it('lets exactly one of many contenders take over a dead holder', async () => {
+    for (let trial = 0; trial < 20; trial++) {
+      const path = lockPath();
+      const dead = { ...currentOwner(), pid: 2 ** 22 + trial, processStart: '' };
+      writeFileSync(
+        path,
+        JSON.stringify({ owner: dead, token: 'old', renewedAt: systemClock.now().toISOString() }),
+      );
+      const locks = Array.from(
+        { length: 4 },
+        () => new LeaseLock({ path, owner: currentOwner(), clock: systemClock }),
+      );
+      const won = await Promise.all(locks.map((l) => l.tryAcquire()));
+      expect(won.filter(Boolean)).toHaveLength(1);
+    }
+  });
+
   it('replaces an unreadable lease file', async () => {
     const path = lockPath();
     writeFileSync(path, '{half');

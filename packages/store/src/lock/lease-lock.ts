@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Clock } from '@trellis/core';
 import type { RunOwner } from '@trellis/spec';
@@ -52,9 +52,33 @@ export class LeaseLock {
     const holder = await this.holder();
     if (holder?.token === this.#token) return true;
     if (holder !== undefined && this.#alive(holder)) return false;
-    // The holder is gone (or the file unreadable): take over, then check nobody else did.
-    await rename(await this.#writeTemp(), this.opts.path);
-    return (await this.holder())?.token === this.#token;
+    return this.#takeOver(holder);
+  }
+
+  /**
+   * Replaces a dead holder's lease. Contenders first create a takeover marker exclusively (a
+   * directory: mkdir is atomic), so exactly one of them replaces the lease; the winner checks
+   * that the lease is still the dead one it judged. A marker left by a contender that crashed
+   * midway is removed once stale.
+   */
+  async #takeOver(dead: LeaseHolder | undefined): Promise<boolean> {
+    const marker = `${this.opts.path}.takeover`;
+    try {
+      await mkdir(marker);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const st = await stat(marker).catch(() => undefined);
+      if (st && this.opts.clock.now().getTime() - st.mtimeMs > this.#staleMs)
+        await rmdir(marker).catch(() => undefined);
+      return false; // another contender is taking over; look again later
+    }
+    try {
+      if ((await this.holder())?.token !== dead?.token) return false; // someone was faster
+      await rename(await this.#writeTemp(), this.opts.path);
+      return true;
+    } finally {
+      await rmdir(marker).catch(() => undefined);
+    }
   }
 
   /** Renews the lease; false when another process holds it now (this one must step down). */

@@ -59,6 +59,28 @@ describe('FsRunStore runs', () => {
     expect(await store.getRun(rec)).toMatchObject({ status: RunStatus.Running, revision: 1 });
   });
 
+  it('saveRunIf writes only over the expected revision, also against another store instance', async () => {
+    const a = newStore();
+    const rec = makeRecord({ status: RunStatus.Queued });
+    await a.createRun(rec, snapshot);
+    const b = newStore(); // another process's view of the same folder
+    const started = { ...rec, status: RunStatus.Running, revision: rec.revision + 1 };
+    const dequeued = { ...rec, status: RunStatus.Cancelled, revision: rec.revision + 1 };
+    const [x, y] = await Promise.all([
+      a.saveRunIf(started, rec.revision),
+      b.saveRunIf(dequeued, rec.revision),
+    ]);
+    expect([x, y].filter(Boolean)).toHaveLength(1);
+    const stored = await newStore().getRun(rec);
+    expect(stored.status).toBe(x ? RunStatus.Running : RunStatus.Cancelled);
+    expect(await a.saveRunIf({ ...stored, revision: stored.revision + 1 }, rec.revision)).toBe(
+      false,
+    );
+    expect(readdirSync(join(dir, 'data', 'runs', rec.name, rec.dagRunId))).not.toContain(
+      '.swap.lock',
+    );
+  });
+
   it('refuses a second run with the same id as already_exists', async () => {
     const store = newStore();
     await store.createRun(makeRecord(), snapshot);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   AppError,
@@ -89,6 +89,8 @@ export class FsRunStore {
   /** Parsed status files, revalidated by stat (polling readers). */
   readonly #records = new RecordCache();
   readonly #deleter: RunDeleter;
+  /** Revision this process last wrote to a running record's status file, by path. */
+  readonly #written = new Map<string, number>();
 
   constructor(options: FsRunStoreOptions) {
     this.#layout = new StoreLayout(options.dataDir, options.logDir);
@@ -133,6 +135,9 @@ export class FsRunStore {
     const status = serializeRecord(record);
     const dag = JSON.stringify(snapshot);
     const summary = toRunSummary(record);
+    // A run created running is not synced (like its later running saves, see saveRun): after an
+    // OS crash it is recovered as failed, or gone with its folder (directories are not synced).
+    const durable = isDurableStatus(record.status);
     await this.#saves.run(loc.dir, async () => {
       if (root !== undefined && !(await exists(this.#layout.locate(root).dir)))
         throw notFound('run', `${root.name}/${root.dagRunId}`);
@@ -144,8 +149,8 @@ export class FsRunStore {
       try {
         // Both files are in a private folder until the rename publishes it: write them together.
         await Promise.all([
-          writeFileAtomic(join(temp, SNAPSHOT_FILE), dag),
-          writeFileAtomic(join(temp, STATUS_FILE), status),
+          writeFileAtomic(join(temp, SNAPSHOT_FILE), dag, { durable }),
+          writeFileAtomic(join(temp, STATUS_FILE), status, { durable }),
         ]);
         await rename(temp, loc.dir);
       } catch (e) {
@@ -171,21 +176,64 @@ export class FsRunStore {
   async saveRun(record: DagRunRecord): Promise<void> {
     const loc = locateForWrite(this.#layout, record);
     const text = serializeRecord(record);
-    const durable = record.status !== RunStatus.Running && record.status !== RunStatus.NotStarted;
+    const durable = isDurableStatus(record.status);
     const summary = toRunSummary(record);
     const statusPath = join(loc.dir, STATUS_FILE);
     await this.#saves.run(loc.dir, async () => {
       try {
-        if (record.revision < (await readDiskRevision(statusPath))) return;
+        // The revision on disk is this process's own last one while it runs the run (only the
+        // owner writes a running record), so it need not be read back at every save.
+        const known = this.#written.get(statusPath);
+        const onDisk = known ?? (await readDiskRevision(statusPath));
+        if (record.revision < onDisk) return;
         // Durable (fsync) for the states that must survive a power loss: queued and final. The
         // saves in between are atomic renames; after an OS crash a run left "running" is
         // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
         await writeFileAtomic(statusPath, text, { durable: durable });
+        if (durable) this.#written.delete(statusPath);
+        else this.#written.set(statusPath, record.revision);
       } catch (e) {
         if (isMissing(e)) throw this.#notFound(record, storageRootOf(record));
         throw e;
       }
       await this.#index(loc.indexDag).put(summary);
+    });
+  }
+
+  /**
+   * Saves the record only if the stored one still has revision `expectRevision`, read from disk
+   * (so a change by another process counts); false, writing nothing, when it changed meanwhile.
+   * Used where two processes may decide about one run (a queued run being started and dequeued).
+   * Errors: `not_found` when the run was never created.
+   */
+  async saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean> {
+    const loc = locateForWrite(this.#layout, record);
+    const statusPath = join(loc.dir, STATUS_FILE);
+    const lockPath = join(loc.dir, SWAP_LOCK);
+    return this.#saves.run(loc.dir, async () => {
+      // One process at a time between the read and the rename: an exclusive lock file.
+      const lock = await open(lockPath, 'wx').catch(async (e: unknown) => {
+        if (isMissing(e)) throw this.#notFound(record, storageRootOf(record));
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const st = await stat(lockPath).catch(() => undefined);
+        // a lock left by a crashed process
+        if (st && this.#clock.now().getTime() - st.mtimeMs > SWAP_LOCK_STALE_MS)
+          await rm(lockPath, { force: true });
+        return undefined;
+      });
+      if (lock === undefined) return false; // another process is deciding right now
+      try {
+        if ((await readDiskRevision(statusPath)) !== expectRevision) return false;
+        await writeFileAtomic(statusPath, serializeRecord(record), {
+          durable: isDurableStatus(record.status),
+        });
+        this.#written.delete(statusPath);
+      } finally {
+        await lock.close();
+        await rm(lockPath, { force: true });
+      }
+      await this.#index(loc.indexDag).put(toRunSummary(record));
+      return true;
     });
   }
 
@@ -468,3 +516,12 @@ const exists = async (path: string): Promise<boolean> => {
     throw e;
   }
 };
+
+/** States whose record and index line are synced to disk (they must survive a power loss). */
+const isDurableStatus = (s: RunStatus): boolean =>
+  s !== RunStatus.Running && s !== RunStatus.NotStarted;
+
+/** Lock file of {@link FsRunStore.saveRunIf} in a run's folder (dot-names are not runs). */
+const SWAP_LOCK = '.swap.lock';
+/** A swap lock older than this was left by a crashed process. */
+const SWAP_LOCK_STALE_MS = 10_000;
