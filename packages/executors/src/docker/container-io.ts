@@ -1,6 +1,7 @@
 import type Dockerode from 'dockerode';
 import type { ExecContext, ExecutionOutcome } from '@trellis/engine';
 import { Writable } from 'node:stream';
+import { failed } from '../common/outcome.js';
 import { OutputCapture } from '../shell/output-fan-out.js';
 
 /** Where a container's or an exec's demultiplexed output goes. */
@@ -107,9 +108,24 @@ export const execInContainer = async (
     clearTimeout(killTimer);
     ctx.stop.abort.removeEventListener('abort', onAbort);
   }
-  const { ExitCode } = await exec.inspect();
-  if (stopped) return { exitCode: ExitCode, signal: ctx.stop.signal, ...captured(sinks) };
-  return { exitCode: ExitCode ?? null, signal: null, ...captured(sinks) };
+  const exitCode = await execExitCode(exec);
+  if (stopped) return { exitCode, signal: ctx.stop.signal, ...captured(sinks) };
+  if (exitCode === null)
+    return { ...failed('docker did not report the exit code of the exec'), ...captured(sinks) };
+  return { exitCode, signal: null, ...captured(sinks) };
+};
+
+/**
+ * The exit code of a finished exec. Docker can report the exec as running for a moment after its
+ * output stream closed, so this asks again briefly before giving up.
+ */
+const execExitCode = async (exec: Dockerode.Exec): Promise<number | null> => {
+  for (let i = 0; i < 100; i++) {
+    const info = await exec.inspect();
+    if (!info.Running) return info.ExitCode;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return null;
 };
 
 /** Docker's error text for an API failure. */
