@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { ConfigError, loadConfig, systemClock } from '@trellis/core';
 import { CoordinatorClient } from '@trellis/coordinator';
 import { WorkerAgent, createRedis } from '@trellis/dispatch';
-import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
+import { ShellCommandRunner, createExecutorSet } from '@trellis/executors';
 import { currentOwner } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import { tlsOf } from '../wiring/fleet.js';
@@ -87,6 +87,9 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const owner = currentOwner(id);
   const redis = createRedis(redisUrl);
   redis.on('error', () => undefined); // reconnects with back-off; BullMQ reports lasting trouble
+  const executorSet = createExecutorSet({
+    containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,
+  });
   const agent = new WorkerAgent({
     id,
     labels: config.worker.labels,
@@ -94,7 +97,8 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     client: new CoordinatorClient({ address, clock: systemClock, ...(tls ? { tls } : {}) }),
     redis,
     clock: systemClock,
-    executors: { shell: new ShellExecutor() },
+    executors: executorSet.executors,
+    runHooks: executorSet.runHooks,
     commands: new ShellCommandRunner(),
     systemEnv: Object.fromEntries(
       Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined),

@@ -21,6 +21,7 @@ import {
   type CommandRunner,
   type EngineEvents,
   type ExecutorRegistry,
+  type RunHook,
 } from '@trellis/engine';
 import { tokenizeParams, type Dag, type DagRunRecord, type RunRef } from '@trellis/spec';
 import { DEFAULT_PREFIX, bullQueueName, type RunJobData } from '../remote/job-data.js';
@@ -38,6 +39,8 @@ export interface WorkerAgentDeps {
   readonly redis: Redis;
   readonly clock: Clock;
   readonly executors: ExecutorRegistry;
+  /** Run-level hooks (DAG-level container, mail notifications), as in a local run. */
+  readonly runHooks?: readonly RunHook[];
   readonly commands: CommandRunner;
   readonly systemEnv: Readonly<Record<string, string>>;
   readonly defaultShell: string;
@@ -405,6 +408,7 @@ export class WorkerAgent implements ChildRunner {
           ...(this.#deps.events ? { events: this.#deps.events } : {}),
           systemEnv: this.#deps.systemEnv,
           defaultShell: this.#deps.defaultShell,
+          ...(this.#deps.runHooks ? { runHooks: this.#deps.runHooks } : {}),
         },
         { dag, localDags, record, stop: stop.signal },
       );
