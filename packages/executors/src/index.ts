@@ -16,12 +16,5 @@ export {
   type MailTransport,
 } from './mail/mail-transport.js';
 export { DockerExecutor, type DockerExecutorOptions } from './docker/docker.executor.js';
-export {
-  DagContainerHook,
-  type DagContainerHookOptions,
-} from './container/dag-container.hook.js';
-export {
-  createExecutorSet,
-  type ExecutorSet,
-  type ExecutorSetOptions,
-} from './executor-set.js';
+export { DagContainerHook, type DagContainerHookOptions } from './container/dag-container.hook.js';
+export { createExecutorSet, type ExecutorSet, type ExecutorSetOptions } from './executor-set.js';
