@@ -169,7 +169,7 @@ describe('ssh executor (real sshd on loopback)', () => {
 
   it('closes the session after the grace period when the signal is not honoured', async () => {
     const t = stepContext(
-      { executor: { type: 'ssh', config: rootConfig() }, command: 'echo ready; sleep 30' },
+      { executor: { type: 'ssh', config: rootConfig() }, command: 'echo ready; sleep 5' },
       dir,
       { graceMs: 200 },
     );
