@@ -58,6 +58,14 @@ describe('jq executor (jq-wasm, real jq 1.8)', () => {
     expect(csv.out).toBe('"a",1\n"b",2\n"c",3\n');
   });
 
+  it('applies the other @ formats: @json, @sh, @uri, @html', async () => {
+    const { out } = await runJq(
+      '[(.items[0] | @json), (.items[0].name | @sh), ("a b&c" | @uri), ("<b>" | @html)] | .[]',
+      { raw: true },
+    );
+    expect(out).toBe('{"name":"a","x":1,"tags":["red"]}\n\'a\'\na%20b%26c\n&lt;b&gt;\n');
+  });
+
   it('prints strings unquoted with raw: true, one result per line', async () => {
     const { outcome, out } = await runJq('.items[].name', { raw: true });
     expect(outcome.exitCode).toBe(0);
