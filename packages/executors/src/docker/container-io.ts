@@ -130,6 +130,13 @@ const execExitCode = async (exec: Dockerode.Exec): Promise<number | null> => {
 
 /** Docker's error text for an API failure. */
 export const dockerMessage = (e: unknown): string => {
-  const err = e as { json?: { message?: string }; reason?: string; message?: string };
+  const err = e as {
+    json?: { message?: string };
+    message?: string;
+    code?: string;
+    address?: string;
+  };
+  if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'EACCES')
+    return `cannot reach the Docker engine${err.address ? ` at ${err.address}` : ''} (${err.code}): is dockerd running, and may this user use its socket?`;
   return err.json?.message ?? err.message ?? String(e);
 };

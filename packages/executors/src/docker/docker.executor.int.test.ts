@@ -104,6 +104,16 @@ describe('docker executor (real Docker engine)', () => {
     expect(await readFile(join(dir, 'written.txt'), 'utf8')).toBe('ok\n');
   });
 
+  it('says when the Docker engine cannot be reached', async () => {
+    const nowhere = new DockerExecutor({
+      docker: new Dockerode({ socketPath: join(dir, 'no.sock') }),
+    });
+    const outcome = await nowhere.run(dockerStep({ image: BUSYBOX }, { command: 'true' }).ctx);
+    expect(outcome.error).toBe(
+      `docker: cannot reach the Docker engine at ${join(dir, 'no.sock')} (ENOENT): is dockerd running, and may this user use its socket?`,
+    );
+  });
+
   it('fails clearly for a missing image with pull: never', async () => {
     const outcome = await executor.run(
       dockerStep({ image: 'trellis-test/absent:0', pull: 'never' }, { command: 'true' }).ctx,

@@ -1,4 +1,5 @@
 import type Dockerode from 'dockerode';
+import { dockerMessage } from './container-io.js';
 import type { DockerAuth } from './registry-auth.js';
 
 /** `pull` / `pullPolicy` (spec): always pull, pull when missing, or never. */
@@ -15,8 +16,8 @@ const hasImage = async (docker: Dockerode, image: string): Promise<boolean> => {
 };
 
 /**
- * Makes `image` available under `policy`. Returns a problem sentence (never throws for a missing
- * image or a failed pull); `log` gets one line per pull.
+ * Makes `image` available under `policy`. Returns a problem sentence for a missing image or a
+ * failed pull; throws only when the engine cannot be asked; `log` gets one line per pull.
  */
 export const ensureImage = async (
   docker: Dockerode,
@@ -28,10 +29,11 @@ export const ensureImage = async (
     readonly log: (line: string) => void;
   },
 ): Promise<string | undefined> => {
+  // An engine that cannot be reached throws from here: the caller reports it as such.
+  if (o.policy !== 'always' && (await hasImage(docker, image))) return undefined;
+  if (o.policy === 'never')
+    return `image ${image} is not present and pull is never: load or build it first (docker load / docker build), or set pull: missing`;
   try {
-    if (o.policy !== 'always' && (await hasImage(docker, image))) return undefined;
-    if (o.policy === 'never')
-      return `image ${image} is not present and pull is never: load or build it first (docker load / docker build), or set pull: missing`;
     o.log(`pulling image ${image}${o.auth ? ` as ${o.auth.username}` : ''}`);
     const stream = await docker.pull(image, {
       ...(o.platform ? { platform: o.platform } : {}),
@@ -46,7 +48,6 @@ export const ensureImage = async (
     if (problem) return `cannot pull image ${image}: ${problem}`;
     return undefined;
   } catch (e) {
-    const err = e as { json?: { message?: string }; message: string };
-    return `cannot pull image ${image}: ${err.json?.message ?? err.message}`;
+    return `cannot pull image ${image}: ${dockerMessage(e)}`;
   }
 };
