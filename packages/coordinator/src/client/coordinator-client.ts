@@ -62,6 +62,7 @@ export class CoordinatorClient {
       'grpc.max_send_message_length': 64 * 1024 * 1024,
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2_000,
+      'grpc.enable_channelz': 0,
     }) as unknown as RawClient;
     this.#timeout = opts.callTimeoutMs ?? 5_000;
     this.#clock = opts.clock;

@@ -100,7 +100,7 @@ export class Coordinator {
   /** Runs taken from a worker (lost): worker id -> run keys it must drop. */
   readonly #dropped = new Map<string, Set<string>>();
   /** Names of the dispatch queues (canonical selectors) runs were put on. */
-  readonly #queues = new Set<string>();
+  readonly #queues = new Map<string, Labels>();
   readonly #capacityListeners = new Set<() => void>();
   /** Open command streams per worker. */
   readonly #streams = new Map<string, grpc.ServerWritableStream<WatchRequest, WorkerCommand>>();
@@ -133,7 +133,11 @@ export class Coordinator {
     this.state = 'starting';
     try {
       await this.#adoptRunningRuns();
-      const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+      const server = new grpc.Server({
+        'grpc.max_receive_message_length': 64 * 1024 * 1024,
+        // Channelz bookkeeping costs CPU on every call; 1,000 workers beat every second.
+        'grpc.enable_channelz': 0,
+      });
       server.addService(coordinatorService().service, this.#handlers());
       const host = this.#deps.host ?? '127.0.0.1';
       const port = this.#deps.port ?? 50_055;
@@ -165,6 +169,7 @@ export class Coordinator {
       server.forceShutdown();
     }
     this.#runs.clear();
+    await this.#logs.close();
     this.state = 'stopped';
   }
 
@@ -181,13 +186,13 @@ export class Coordinator {
 
   /** Makes a dispatch queue known, so matching workers are told to consume it. */
   addQueue(name: string): void {
-    this.#queues.add(name);
+    if (!this.#queues.has(name)) this.#queues.set(name, selectorOfQueue(name));
   }
 
   /** Tracks a run put on a dispatch queue, until a worker claims it. */
   expect(record: DagRunRecord, selector: Labels): void {
     const ref = { name: record.name, dagRunId: record.dagRunId };
-    this.#queues.add(canonicalSelector(selector));
+    this.addQueue(canonicalSelector(selector));
     if (this.#runs.get(ref, record.root)) return;
     this.#track(ref, record.root, undefined, selector);
   }
@@ -359,11 +364,10 @@ export class Coordinator {
     }
     if (change.joined || change.grew) this.#capacityChanged();
     return {
-      queues: [...this.#queues].filter((q) => matchesSelector(req.labels, selectorOfQueue(q))),
-      cancel: this.#runs
-        .ofWorker(req.workerId)
-        .filter((r) => r.cancelRequested)
-        .map((r) => toMsg(r.ref)),
+      queues: [...this.#queues.entries()]
+        .filter(([, sel]) => matchesSelector(req.labels, sel))
+        .map(([q]) => q),
+      cancel: this.#commandsFor(req.workerId).map((c) => c.run as RunRefMsg),
       drop,
       logDir: this.#deps.logDir,
     };
@@ -380,20 +384,24 @@ export class Coordinator {
       logDir: this.#deps.logDir,
       runLogSize: 0,
     });
-    const tracked = this.#runs.get(ref, root);
-    if (tracked?.workerId !== undefined && tracked.workerId !== req.workerId)
-      return refuse(`run ${ref.dagRunId} is executing on worker "${tracked.workerId}"`);
+    const claimedBy = (): string | undefined => this.#runs.get(ref, root)?.workerId;
+    if (claimedBy() !== undefined)
+      return refuse(`run ${ref.dagRunId} was already claimed by worker "${claimedBy()}"`);
     let record: DagRunRecord;
     try {
       record = await this.#deps.store.getRun(ref, { root });
     } catch (e) {
       return refuse(`run ${ref.dagRunId} of DAG "${ref.name}" is unknown: ${(e as Error).message}`);
     }
+    // Checked again after the read: a concurrent claim of the same run may have won meanwhile.
+    if (claimedBy() !== undefined)
+      return refuse(`run ${ref.dagRunId} was already claimed by worker "${claimedBy()}"`);
     if (isFinalRunStatus(record.status))
       return refuse(`run ${ref.dagRunId} already ended (status ${record.status})`);
     const owner = record.owner?.workerId;
     if (owner !== undefined && owner !== 'local' && owner !== '')
       return refuse(`run ${ref.dagRunId} was already claimed by worker "${owner}"`);
+    const tracked = this.#runs.get(ref, root);
     if (tracked?.cancelRequested) {
       await this.finishUnclaimed(
         ref,
@@ -403,6 +411,9 @@ export class Coordinator {
       );
       return refuse(`run ${ref.dagRunId} was stopped`);
     }
+    // Taken synchronously, before any further await: from here on the run is this worker's.
+    if (tracked) tracked.workerId = req.workerId;
+    else this.#track(ref, root, req.workerId, {});
     const now = this.#deps.clock.now().toISOString();
     record.owner = {
       pid: req.pid,
@@ -413,9 +424,13 @@ export class Coordinator {
     record.status = RunStatus.Running;
     if (record.startedAt === '') record.startedAt = now;
     record.revision += 1;
-    await this.#deps.store.saveRun(record);
-    if (tracked) tracked.workerId = req.workerId;
-    else this.#track(ref, root, req.workerId, {});
+    // The store applies a run's saves in call order, so the worker's first report (sent after
+    // this answer) lands after this save; the answer need not wait for the disk.
+    this.#deps.store
+      .saveRun(record)
+      .catch((e: unknown) =>
+        this.#warn(`saving the claim of run ${ref.dagRunId}: ${(e as Error).message}`),
+      );
     this.#deps.onRunUpdate?.(record);
     const runLogSize =
       record.log === ''
@@ -532,6 +547,7 @@ export class Coordinator {
 
   #commandsFor(workerId: string): WorkerCommand[] {
     const out: WorkerCommand[] = [];
+    if (!this.#runs.anyCancelRequested()) return out;
     for (const r of this.#runs.ofWorker(workerId))
       if (r.cancelRequested) out.push({ kind: 'KIND_CANCEL', run: toMsg(r.ref) });
     return out;

@@ -1,5 +1,8 @@
-import { mkdir, open, stat } from 'node:fs/promises';
+import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
+
+/** Append handles kept open at most. */
+const MAX_OPEN = 256;
 
 /**
  * Applies log chunks from workers to files under `logDir`, each at the byte offset it names.
@@ -11,6 +14,8 @@ export class LogWriter {
   /** Known sizes, so most chunks need no stat. */
   readonly #sizes = new Map<string, number>();
   readonly #warn: (m: string) => void;
+  /** Open append handles (most recently used last), so a run's chunks cost one open per file. */
+  readonly #handles = new Map<string, Promise<FileHandle>>();
 
   constructor(logDir: string, warn: (m: string) => void) {
     this.#root = resolve(logDir);
@@ -42,19 +47,54 @@ export class LogWriter {
     if (offset < size) part = data.subarray(size - offset);
     else if (offset > size)
       this.#warn(`log ${path}: ${offset - size} bytes missing before offset ${offset}`);
-    const fh = await open(path, 'a');
-    try {
-      await fh.write(part);
-    } finally {
-      await fh.close();
-    }
+    const fh = await this.#handle(path);
+    await fh.write(part);
     const newSize = size + part.length;
     this.#sizes.set(path, newSize);
     return newSize;
   }
 
-  /** Forgets cached sizes of files of a finished run (they are re-read if written again). */
+  /** Closes and forgets the files of a finished run (they are re-read if written again). */
   forgetUnder(dir: string): void {
-    for (const p of this.#sizes.keys()) if (p.startsWith(dir)) this.#sizes.delete(p);
+    const prefix = dir.endsWith(sep) ? dir : dir + sep;
+    for (const p of this.#sizes.keys()) if (p.startsWith(prefix)) this.#sizes.delete(p);
+    for (const [p, fh] of this.#handles)
+      if (p.startsWith(prefix)) {
+        this.#handles.delete(p);
+        void closeHandle(fh);
+      }
+  }
+
+  /** Closes every open file. */
+  async close(): Promise<void> {
+    const all = [...this.#handles.values()];
+    this.#handles.clear();
+    await Promise.all(all.map(closeHandle));
+  }
+
+  #handle(path: string): Promise<FileHandle> {
+    const known = this.#handles.get(path);
+    if (known) {
+      this.#handles.delete(path);
+      this.#handles.set(path, known);
+      return known;
+    }
+    const fh = open(path, 'a');
+    this.#handles.set(path, fh);
+    fh.catch(() => this.#handles.delete(path));
+    if (this.#handles.size > MAX_OPEN) {
+      const [oldest, old] = this.#handles.entries().next().value as [string, Promise<FileHandle>];
+      this.#handles.delete(oldest);
+      void closeHandle(old);
+    }
+    return fh;
   }
 }
+
+const closeHandle = async (fh: Promise<FileHandle>): Promise<void> => {
+  try {
+    await (await fh).close();
+  } catch {
+    // never opened, or already closed
+  }
+};

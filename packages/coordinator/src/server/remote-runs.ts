@@ -66,6 +66,12 @@ export class RemoteRuns {
     return n;
   }
 
+  /** True when some tracked run has a stop request (cheap check for every heartbeat). */
+  anyCancelRequested(): boolean {
+    for (const r of this.#runs.values()) if (r.cancelRequested) return true;
+    return false;
+  }
+
   all(): RemoteRun[] {
     return [...this.#runs.values()];
   }

@@ -29,6 +29,8 @@ export class BullmqDispatcher {
   readonly #deps: BullmqDispatcherDeps;
   readonly #queues = new Map<string, Queue<RunJobData>>();
   readonly #prefix: string;
+  /** Queue names already recorded in Redis by this dispatcher. */
+  readonly #known = new Set<string>();
 
   constructor(deps: BullmqDispatcherDeps) {
     this.#deps = deps;
@@ -51,7 +53,10 @@ export class BullmqDispatcher {
     const name = canonicalSelector(selector);
     this.#deps.coordinator.expect(record, selector);
     try {
-      await this.#deps.redis.sadd(queuesKey(this.#prefix), name);
+      if (!this.#known.has(name)) {
+        await this.#deps.redis.sadd(queuesKey(this.#prefix), name);
+        this.#known.add(name);
+      }
       const data: RunJobData = {
         record,
         dag,

@@ -7,12 +7,12 @@ import {
 } from '@trellis/coordinator';
 
 type Item =
-  | { readonly kind: 'status'; readonly runKey: string; readonly report: StatusReport }
-  | { readonly kind: 'log'; readonly runKey: string; chunk: LogChunk };
+  | { readonly kind: 'status'; readonly report: StatusReport }
+  | { readonly kind: 'log'; chunk: LogChunk };
 
 /** Log chunks sent on one stream at most (bytes). */
 const BATCH_BYTES = 2 * 1024 * 1024;
-/** A log item grows by appending until this size. */
+/** A queued log item grows by appending until this size. */
 const ITEM_BYTES = 256 * 1024;
 
 /** What the outbox needs. */
@@ -26,144 +26,157 @@ export interface OutboxDeps {
   readonly onConnectivity?: (up: boolean) => void;
 }
 
+/** One run's queue: delivered in order by its own pump. */
+interface Lane {
+  readonly items: Item[];
+  /** How many items at the head are in a call now. */
+  sending: number;
+  pumping: boolean;
+}
+
 /**
- * Everything a worker sends about its runs, in order: status reports and log chunks wait here
- * while the coordinator is away (the runs go on) and are delivered after it is back (ARCHITECTURE
- * section 3; issue 6 item 3). A status report goes only after every log chunk queued before it,
- * so a final status never overtakes the run's last lines.
+ * Everything a worker sends about its runs: status reports and log chunks wait here while the
+ * coordinator is away (the runs go on) and are delivered after it is back (ARCHITECTURE section
+ * 3; issue 6 item 3). Each run has its own ordered lane, delivered independently of the others
+ * (runs do not wait behind each other); within a run a status report goes only after every log
+ * chunk queued before it, so a final status never overtakes the run's last lines.
  */
 export class Outbox {
   readonly #deps: OutboxDeps;
-  readonly #items: Item[] = [];
-  #wake: (() => void) | undefined;
-  #idle: { promise: Promise<void>; resolve: () => void } | undefined;
+  readonly #lanes = new Map<string, Lane>();
+  readonly #idle = new Set<() => void>();
   #stopped = false;
-  #loop: Promise<void> | undefined;
   #up = true;
 
   constructor(deps: OutboxDeps) {
     this.#deps = deps;
   }
 
+  /** Kept for symmetry with other components: lanes start pumping as items arrive. */
   start(): void {
-    this.#loop ??= this.#pump();
+    this.#stopped = false;
   }
 
+  /** Items waiting, over all runs. */
   get size(): number {
-    return this.#items.length;
+    let n = 0;
+    for (const l of this.#lanes.values()) n += l.items.length;
+    return n;
   }
 
   status(runKey: string, report: StatusReport): void {
-    this.#push({ kind: 'status', runKey, report });
+    this.#push(runKey, { kind: 'status', report });
   }
 
   log(runKey: string, chunk: LogChunk): void {
-    const last = this.#items.at(-1);
+    const lane = this.#lanes.get(runKey);
+    const last = lane?.items.at(-1);
     // Contiguous bytes of the same file join the queued item (fewer, larger messages).
     if (
+      lane &&
       last?.kind === 'log' &&
+      lane.items.length > lane.sending &&
       last.chunk.path === chunk.path &&
       last.chunk.offset + last.chunk.data.length === chunk.offset &&
-      last.chunk.data.length < ITEM_BYTES &&
-      this.#items.length > this.#sending
+      last.chunk.data.length < ITEM_BYTES
     ) {
       last.chunk = { ...last.chunk, data: Buffer.concat([last.chunk.data, chunk.data]) };
       return;
     }
-    this.#push({ kind: 'log', runKey, chunk });
+    this.#push(runKey, { kind: 'log', chunk });
   }
 
-  /** Forgets what is queued for a run (it was dropped). */
+  /** Forgets what is queued for a run (it was dropped); items in a call now finish. */
   discard(runKey: string): void {
-    // Items being sent stay: the pump removes them by count when their call returns.
-    for (let i = this.#items.length - 1; i >= this.#sending; i--) {
-      if (this.#items[i]?.runKey === runKey) this.#items.splice(i, 1);
-    }
+    const lane = this.#lanes.get(runKey);
+    if (lane) lane.items.splice(lane.sending);
   }
 
   /** Resolves once everything queued so far was delivered (or `signal` aborts). */
   async drained(signal?: AbortSignal): Promise<void> {
-    if (this.#items.length === 0) return;
-    this.#idle ??= (() => {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      return { promise, resolve };
-    })();
-    if (!signal) return this.#idle.promise;
+    if (this.size === 0) return;
+    const idle = new Promise<void>((resolve) => this.#idle.add(resolve));
+    if (!signal) return idle;
     await Promise.race([
-      this.#idle.promise,
+      idle,
       new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true })),
     ]);
   }
 
-  async stop(): Promise<void> {
+  /** Stops delivering (what is left stays undelivered). */
+  stop(): Promise<void> {
     this.#stopped = true;
-    this.#wake?.();
-    await this.#loop;
+    return Promise.resolve();
   }
 
-  /** How many items at the head are in a call now. */
-  #sending = 0;
-
-  #push(item: Item): void {
-    this.#items.push(item);
-    this.#wake?.();
+  #push(runKey: string, item: Item): void {
+    let lane = this.#lanes.get(runKey);
+    if (!lane) this.#lanes.set(runKey, (lane = { items: [], sending: 0, pumping: false }));
+    lane.items.push(item);
+    if (!lane.pumping) {
+      lane.pumping = true;
+      void this.#pump(runKey, lane);
+    }
   }
 
-  async #pump(): Promise<void> {
+  async #pump(runKey: string, lane: Lane): Promise<void> {
     let backoff = 100;
     while (!this.#stopped) {
-      const head = this.#items[0];
-      if (!head) {
-        this.#idle?.resolve();
-        this.#idle = undefined;
-        await new Promise<void>((r) => (this.#wake = r));
-        this.#wake = undefined;
-        continue;
-      }
+      const head = lane.items[0];
+      if (!head) break;
       try {
         if (head.kind === 'status') {
-          this.#sending = 1;
-          const ack = await this.#deps.client().report(head.report);
-          this.#sending = 0;
-          this.#items.shift();
+          // Each report is the complete record: of consecutive reports only the last matters.
+          while (lane.items[1]?.kind === 'status') lane.items.shift();
+          const report = lane.items[0] as { report: StatusReport };
+          lane.sending = 1;
+          const ack = await this.#deps.client().report(report.report);
+          lane.sending = 0;
+          lane.items.shift();
           if (ack.dropped) {
-            this.discard(head.runKey);
-            this.#deps.onDropped(head.runKey);
+            this.discard(runKey);
+            this.#deps.onDropped(runKey);
           }
         } else {
-          const batch: Item[] = [];
+          let n = 0;
           let bytes = 0;
-          for (const it of this.#items) {
+          for (const it of lane.items) {
             if (it.kind !== 'log' || bytes >= BATCH_BYTES) break;
-            batch.push(it);
+            n++;
             bytes += it.chunk.data.length;
           }
-          this.#sending = batch.length;
-          await this.#deps.client().sendLogs(batch.map((b) => (b as { chunk: LogChunk }).chunk));
-          this.#sending = 0;
-          this.#items.splice(0, batch.length);
+          lane.sending = n;
+          const chunks = lane.items.slice(0, n).map((it) => (it as { chunk: LogChunk }).chunk);
+          await this.#deps.client().sendLogs(chunks);
+          lane.sending = 0;
+          lane.items.splice(0, n);
         }
-        if (!this.#up) {
-          this.#up = true;
-          this.#deps.onConnectivity?.(true);
-        }
+        this.#connectivity(true);
         backoff = 100;
       } catch (e) {
-        this.#sending = 0;
+        lane.sending = 0;
         if (isUnavailable(e)) {
-          if (this.#up) {
-            this.#up = false;
-            this.#deps.onConnectivity?.(false);
-          }
+          this.#connectivity(false);
           await this.#deps.clock.sleep(backoff).catch(() => undefined);
           backoff = Math.min(backoff * 2, 2_000);
           continue;
         }
         // A message the coordinator refuses (bad argument) would block everything behind it.
         this.#deps.warn(`coordinator refused a ${head.kind} message: ${(e as Error).message}`);
-        this.#items.shift();
+        lane.items.shift();
       }
     }
+    lane.pumping = false;
+    if (lane.items.length === 0) this.#lanes.delete(runKey);
+    if (this.size === 0) {
+      for (const r of this.#idle) r();
+      this.#idle.clear();
+    }
+  }
+
+  #connectivity(up: boolean): void {
+    if (this.#up === up) return;
+    this.#up = up;
+    this.#deps.onConnectivity?.(up);
   }
 }
