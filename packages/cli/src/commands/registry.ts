@@ -9,16 +9,11 @@ import { startCommand } from './start.js';
 import { serverCommand, startAllCommand } from './server.js';
 import { cleanupCommand } from './cleanup.js';
 import { migrateHistoryCommand } from './migrate-history.js';
-
-const later = (name: string, summary: string, usage: string, arrivesWith: string): Command => ({
-  name,
-  summary,
-  usage,
-  arrivesWith,
-});
-
-const QUEUES = 'scheduling and queues (issue #5)';
-const FLEET = 'distributed mode (issue #6)';
+import { coordinatorCommand } from './coordinator.js';
+import { workerCommand } from './worker.js';
+import { enqueueCommand } from './enqueue.js';
+import { dequeueCommand } from './dequeue.js';
+import { schedulerCommand } from './scheduler.js';
 
 /** Every subcommand, in the order `trellis --help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -29,28 +24,13 @@ export const COMMANDS: readonly Command[] = [
   stopCommand,
   retryCommand,
   restartCommand,
-  later(
-    'enqueue',
-    'put a run of a DAG on its queue',
-    'trellis enqueue <dag> [--queue <q>] [--run-id <id>] [-- params...]',
-    QUEUES,
-  ),
-  later('dequeue', 'take a queued run off its queue', 'trellis dequeue <name>:<runId>', QUEUES),
-  later('scheduler', 'run the cron scheduler and queue processor', 'trellis scheduler', QUEUES),
+  enqueueCommand,
+  dequeueCommand,
+  schedulerCommand,
   serverCommand,
   startAllCommand,
-  later(
-    'coordinator',
-    'track workers over gRPC and dispatch runs to them',
-    'trellis coordinator',
-    FLEET,
-  ),
-  later(
-    'worker',
-    'run DAG runs dispatched by a coordinator',
-    'trellis worker --coordinator <host:port> --labels k=v,... [--id <id>] [--concurrency N]',
-    FLEET,
-  ),
+  coordinatorCommand,
+  workerCommand,
   migrateHistoryCommand,
   cleanupCommand,
 ];

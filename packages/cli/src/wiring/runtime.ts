@@ -2,16 +2,19 @@ import {
   loadConfig,
   systemClock,
   uuidv7Generator,
+  type Clock,
   type Config,
   type ConfigFlags,
 } from '@trellis/core';
 import { EngineEvents } from '@trellis/engine';
 import { ShellCommandRunner, createExecutorSet } from '@trellis/executors';
-import { FsDagCatalog, RunService } from '@trellis/services';
+import { join } from 'node:path';
+import { FsDagCatalog, FsDagDefinitions, RunService } from '@trellis/services';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from '@trellis/telemetry';
 import type { CliIo } from '../io.js';
 import { VERSION } from '../version.js';
+import { makeFleet, type Fleet } from './fleet.js';
 
 /** The concrete parts one CLI command works with (the composition root). */
 export interface Runtime {
@@ -22,6 +25,8 @@ export interface Runtime {
   readonly events: EngineEvents;
   /** OpenTelemetry tracing of the runs of DAGs with `otel.enabled`; `shutdown()` before exit. */
   readonly tracer: RunTracer;
+  /** Distributed mode's coordinator and dispatcher (with `opts.fleet` and `redis.url`). */
+  readonly fleet?: Fleet;
 }
 
 /** The environment as a plain record of defined values. */
@@ -39,6 +44,8 @@ export const makeRuntime = async (
   opts: {
     /** Top-level runs continue the TRACEPARENT of this process (foreground CLI commands). */
     inheritTraceparent?: boolean;
+    /** Coordinate workers when `redis.url` is set (start-all, coordinator); call `fleet.start()`. */
+    fleet?: boolean;
   } = {},
 ): Promise<Runtime> => {
   const { config } = loadConfig({ env: io.env, argv: flags, cwd: io.cwd });
@@ -58,6 +65,7 @@ export const makeRuntime = async (
   });
   const dags = new FsDagCatalog(config.paths.dagsDir);
   const events = new EngineEvents();
+  const fleet = opts.fleet ? makeFleet(config, store, clock, (l) => io.err(l)) : undefined;
   // spec: registryAuths; CONTAINER_AUTH_CONFIG (the peer's DOCKER_AUTH_CONFIG also works)
   const executorSet = createExecutorSet({
     containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,
@@ -74,11 +82,25 @@ export const makeRuntime = async (
     defaultShell: config.defaultShell || io.env.SHELL || 'sh',
     events,
     runHooks: [tracer, ...executorSet.runHooks],
+    queues: config.queues,
+    warn: (m) => io.err(`warning: ${m}`),
+    ...(fleet ? { dispatcher: fleet.dispatcher } : {}),
   });
+  if (fleet) fleet.onRunUpdate = (r) => runs.onRemoteUpdate(r);
   const recovered = await runs.recoverOrphans();
   for (const r of recovered)
     io.err(
       `note: run ${r.dagRunId} of DAG "${r.name}" was left running by a process that died; marked failed`,
     );
-  return { config, store, dags, runs, events, tracer };
+  return { config, store, dags, runs, events, tracer, ...(fleet ? { fleet } : {}) };
 };
+
+/** The DAG definitions of the runtime's DAGs folder (API reads, scheduler), with suspend flags. */
+export const dagDefinitionsOf = (rt: Runtime, clock: Clock): FsDagDefinitions =>
+  new FsDagDefinitions({
+    dagsDir: rt.config.paths.dagsDir,
+    suspendDir: join(rt.config.paths.dataDir, 'suspend'),
+    clock,
+    // the run index, not the record: listing 100 DAGs must not read 100 status files
+    latestRun: async (name) => (await rt.store.listRuns({ name, limit: 1 }))[0],
+  });

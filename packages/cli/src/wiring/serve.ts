@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import {
   createWebAuth,
   createHealthProbe,
@@ -11,17 +10,17 @@ import {
   type HttpDeps,
 } from '@trellis/api';
 import { RunStatus, systemClock, type ConfigFlags } from '@trellis/core';
-import { FsDagDefinitions } from '@trellis/services';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { findWebRoot } from './web-root.js';
-import { makeRuntime } from './runtime.js';
+import { dagDefinitionsOf, makeRuntime } from './runtime.js';
+import { startSchedulerRole } from './scheduler-role.js';
 
 /** How long runs may go on after SIGTERM before they are stopped. */
-const SHUTDOWN_GRACE_MS = 30_000;
+export const SHUTDOWN_GRACE_MS = 30_000;
 
 export interface ServeOptions {
-  /** `start-all`: also the scheduler (cron and queues arrive with issue #5). */
+  /** `start-all`: also the scheduler role (cron, queue processor, zombie detector). */
   readonly withScheduler: boolean;
   /** Resolves when the server should shut down (SIGTERM/SIGINT by default). */
   readonly until?: Promise<unknown>;
@@ -30,7 +29,7 @@ export interface ServeOptions {
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
-const shutdownSignal = (io: CliIo): Promise<NodeJS.Signals> =>
+export const shutdownSignal = (io: CliIo): Promise<NodeJS.Signals> =>
   new Promise((resolve) => {
     const on = (sig: NodeJS.Signals): void => {
       process.off('SIGTERM', on);
@@ -54,20 +53,28 @@ export const serve = async (
   flags: ConfigFlags,
   opts: ServeOptions,
 ): Promise<ExitCode> => {
-  const rt = await makeRuntime(io, flags);
+  const rt = await makeRuntime(io, flags, { fleet: opts.withScheduler });
+  if (rt.fleet) {
+    try {
+      await rt.fleet.start();
+    } catch (e) {
+      io.err(`trellis: ${(e as Error).message}`);
+      await rt.fleet.stop().catch(() => undefined);
+      return ExitCode.Failure;
+    }
+  }
+  const fleet = rt.fleet;
   const { config, store } = rt;
   // A fresh SVC_HOME gets its folders, so health (a writable data folder) holds from the start.
   for (const dir of [config.paths.dagsDir, config.paths.dataDir, config.paths.logDir])
     mkdirSync(dir, { recursive: true });
   const clock = systemClock;
   const startedAt = clock.now();
-  const dags = new FsDagDefinitions({
-    dagsDir: config.paths.dagsDir,
-    suspendDir: join(config.paths.dataDir, 'suspend'),
-    clock,
-    // the run index, not the record: listing 100 DAGs must not read 100 status files
-    latestRun: async (name) => (await store.listRuns({ name, limit: 1 }))[0],
-  });
+  const dags = dagDefinitionsOf(rt, clock);
+  const stopScheduler = new AbortController();
+  const scheduler = opts.withScheduler
+    ? startSchedulerRole(rt, dags, clock, (line) => io.err(line), stopScheduler.signal)
+    : undefined;
   const countRuns = async (status: RunStatus): Promise<number> =>
     (await store.listRuns({ status, includeChildren: true })).length;
   const metrics = createMetrics({
@@ -80,7 +87,7 @@ export const serve = async (
       queuedRuns: () => countRuns(RunStatus.Queued),
       dagCount: async () =>
         (await dags.list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })).total,
-      schedulerRunning: () => opts.withScheduler,
+      schedulerRunning: () => scheduler?.status.running() ?? false,
     },
   });
   rt.events.on('run:finished', (r) => metrics.recordRunFinished(r.status));
@@ -99,10 +106,14 @@ export const serve = async (
       error: (message, e) =>
         io.err(`error: ${message}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
     },
-    health: createHealthProbe({ dataDir: config.paths.dataDir }),
+    health: createHealthProbe({
+      dataDir: config.paths.dataDir,
+      ...(scheduler ? { schedulerAlive: scheduler.status.alive } : {}),
+    }),
     metrics: () => metrics.render(),
     metricsPrivate: !config.server.metricsPublic,
     queueConfig: config.queues,
+    ...(fleet ? { workers: () => fleet.workers() } : {}),
   };
   // The web UI unless `server.headless`; an unbuilt UI answers 503 saying how to build it.
   const web = config.server.headless ? undefined : findWebRoot();
@@ -128,6 +139,9 @@ export const serve = async (
         ? `trellis: port ${config.server.port} on ${config.server.host} is in use: choose another with --port or SVC_PORT`
         : `trellis: cannot listen on ${config.server.host}:${config.server.port}: ${err.message}`,
     );
+    stopScheduler.abort();
+    await scheduler?.done;
+    await fleet?.stop();
     return ExitCode.Failure;
   }
   // Parse every DAG file once now, so the first list request is as fast as the others.
@@ -146,7 +160,10 @@ export const serve = async (
   await (opts.until ?? shutdownSignal(io));
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
+  stopScheduler.abort(); // no new runs from schedules or queues
+  await scheduler?.done;
   await rt.runs.drain(SHUTDOWN_GRACE_MS);
+  await fleet?.stop();
   await rt.tracer.shutdown();
   server.closeAllConnections();
   await closed;
