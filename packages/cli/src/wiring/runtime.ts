@@ -14,7 +14,7 @@ import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trell
 import { RunTracer } from '@trellis/telemetry';
 import type { CliIo } from '../io.js';
 import { VERSION } from '../version.js';
-import { makeFleet, type Fleet } from './fleet.js';
+import type { Fleet } from './fleet.js';
 
 /** The concrete parts one CLI command works with (the composition root). */
 export interface Runtime {
@@ -65,7 +65,11 @@ export const makeRuntime = async (
   });
   const dags = new FsDagCatalog(config.paths.dagsDir);
   const events = new EngineEvents();
-  const fleet = opts.fleet ? makeFleet(config, store, clock, (l) => io.err(l)) : undefined;
+  // gRPC and BullMQ are loaded only in distributed mode
+  const fleet =
+    opts.fleet && config.redis?.url !== undefined
+      ? (await import('./fleet.js')).makeFleet(config, store, clock, (l) => io.err(l))
+      : undefined;
   // spec: registryAuths; CONTAINER_AUTH_CONFIG (the peer's DOCKER_AUTH_CONFIG also works)
   const executorSet = createExecutorSet({
     containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,

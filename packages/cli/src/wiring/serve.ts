@@ -15,9 +15,7 @@ import { VERSION } from '../version.js';
 import { findWebRoot } from './web-root.js';
 import { dagDefinitionsOf, makeRuntime } from './runtime.js';
 import { startSchedulerRole } from './scheduler-role.js';
-
-/** How long runs may go on after SIGTERM before they are stopped. */
-export const SHUTDOWN_GRACE_MS = 30_000;
+import { SHUTDOWN_GRACE_MS, shutdownSignal } from './shutdown.js';
 
 export interface ServeOptions {
   /** `start-all`: also the scheduler role (cron, queue processor, zombie detector). */
@@ -27,21 +25,6 @@ export interface ServeOptions {
   /** Called once the server listens, with its address. */
   readonly onListening?: (url: string) => void;
 }
-
-/** Resolves on the first SIGTERM or SIGINT. */
-export const shutdownSignal = (io: CliIo): Promise<NodeJS.Signals> =>
-  new Promise((resolve) => {
-    const on = (sig: NodeJS.Signals): void => {
-      process.off('SIGTERM', on);
-      process.off('SIGINT', on);
-      io.err(
-        `received ${sig}: no new requests; letting runs finish (at most ${SHUTDOWN_GRACE_MS / 1000}s, then they are stopped)`,
-      );
-      resolve(sig);
-    };
-    process.on('SIGTERM', on);
-    process.on('SIGINT', on);
-  });
 
 /**
  * `trellis server` / `trellis start-all`: the REST API over the local store, runs executing in
