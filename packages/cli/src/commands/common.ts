@@ -10,7 +10,7 @@ import {
 import type { StartedRun } from '@trellis/services';
 import type { DagRunRecord } from '@trellis/spec';
 import { ExitCode, type CliIo } from '../io.js';
-import { makeRuntime, type Runtime } from '../wiring/runtime.js';
+import type { Runtime } from '../wiring/runtime.js';
 
 /** One flag of a command, as node:util parseArgs takes it. */
 export interface OptionSpec {
@@ -86,6 +86,8 @@ export const withRuntime = async (
   body: (rt: Runtime) => Promise<ExitCode>,
 ): Promise<ExitCode> => {
   try {
+    // the runtime (store, engine, executors) is loaded when a command needs it
+    const { makeRuntime } = await import('../wiring/runtime.js');
     const rt = await makeRuntime(
       io,
       { home: flags.home, config: flags.config, dags: flags.dags },

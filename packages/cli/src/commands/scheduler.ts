@@ -1,9 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { systemClock } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
-import { dagDefinitionsOf, makeRuntime } from '../wiring/runtime.js';
-import { startSchedulerRole } from '../wiring/scheduler-role.js';
-import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/serve.js';
+import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './common.js';
 
@@ -25,6 +23,9 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     );
     return ExitCode.Usage;
   }
+  // the wiring is loaded only by the commands that need it (CLI start-up time)
+  const { dagDefinitionsOf, makeRuntime } = await import('../wiring/runtime.js');
+  const { startSchedulerRole } = await import('../wiring/scheduler-role.js');
   const rt = await makeRuntime(io, { home: values.home, config: values.config, dags: values.dags });
   const { config } = rt;
   for (const dir of [config.paths.dagsDir, config.paths.dataDir, config.paths.logDir])

@@ -1,5 +1,4 @@
 import { ExitCode, type CliIo } from '../io.js';
-import { serve } from '../wiring/serve.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './common.js';
 
@@ -28,6 +27,7 @@ const make = (name: 'server' | 'start-all', summary: string, withScheduler: bool
         );
         return ExitCode.Usage;
       }
+      const { serve } = await import('../wiring/serve.js'); // loads the API only when serving
       return serve(
         io,
         {

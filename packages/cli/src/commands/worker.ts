@@ -1,12 +1,8 @@
 import { hostname } from 'node:os';
 import { ConfigError, loadConfig, systemClock } from '@trellis/core';
-import { CoordinatorClient } from '@trellis/coordinator';
-import { WorkerAgent, createRedis } from '@trellis/dispatch';
-import { ShellCommandRunner, createExecutorSet } from '@trellis/executors';
 import { currentOwner } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
-import { tlsOf } from '../wiring/fleet.js';
-import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/serve.js';
+import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './common.js';
 
@@ -82,6 +78,15 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     );
     return ExitCode.Usage;
   }
+  // gRPC, BullMQ and the executors are loaded only by the command that needs them
+  const [{ CoordinatorClient }, { WorkerAgent, createRedis }, executors, { tlsOf }] =
+    await Promise.all([
+      import('@trellis/coordinator'),
+      import('@trellis/dispatch'),
+      import('@trellis/executors'),
+      import('../wiring/fleet.js'),
+    ]);
+  const { ShellCommandRunner, createExecutorSet } = executors;
   const id = config.worker.id || `${hostname()}@${process.pid}`;
   const tls = tlsOf(config);
   const owner = currentOwner(id);
