@@ -165,6 +165,14 @@ describe('trellis start-all with SVC_REDIS_URL and two workers', { timeout: 60_0
     expect(workers[1]!.output()).not.toMatch(new RegExp(id));
   });
 
+  it('exports workers by health, dispatch latency and queue depth as metrics', async () => {
+    const res = await fetch(`${base}/metrics`);
+    const text = await res.text();
+    expect(text).toMatch(/^svc_workers\{health="healthy"\} 2$/m);
+    expect(text).toMatch(/^svc_dispatch_latency_seconds_count [1-9]\d*$/m);
+    expect(text).toMatch(/^svc_dispatch_queue_depth\{queue="gpu=true"\} 0$/m);
+  });
+
   it('stops a run executing on a worker through the API', async () => {
     const spec = 'workerSelector:\n  gpu: "false"\nsteps:\n  - name: wait\n    command: sleep 60\n';
     expect((await call('POST', '/dags', { name: 'cpu-long', spec })).status).toBe(201);

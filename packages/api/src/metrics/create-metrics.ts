@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '@trellis/core';
 
 /** Where the gauges read their values, at every scrape. */
@@ -11,6 +11,16 @@ export interface MetricSources {
   readonly dagCount: () => number | Promise<number>;
   /** Whether the scheduler loop is running. */
   readonly schedulerRunning: () => boolean | Promise<boolean>;
+  /** Distributed mode: the coordinator's workers and dispatch queues (absent: no such metrics). */
+  readonly fleet?: FleetMetricSources;
+}
+
+/** What the fleet metrics read at every scrape (distributed mode). */
+export interface FleetMetricSources {
+  /** Workers known to the coordinator, by health (`healthy`, `warning`, `unhealthy`). */
+  readonly workersByHealth: () => Readonly<Record<string, number>>;
+  /** Jobs waiting per dispatch queue (canonical selector). */
+  readonly queueDepths: () => Promise<Readonly<Record<string, number>>>;
 }
 
 /** What {@link createMetrics} needs. */
@@ -34,6 +44,8 @@ export interface Metrics {
    * `success`, 2 (failed) as `error`, 3 (cancelled) as `cancelled`; other statuses are ignored.
    */
   readonly recordRunFinished: (status: number) => void;
+  /** Observes the time from a run's dispatch to a worker's claim (`svc_dispatch_latency_seconds`). */
+  readonly recordDispatchLatency: (ms: number) => void;
 }
 
 type RunOutcome = 'success' | 'error' | 'cancelled';
@@ -118,8 +130,39 @@ export const createMetrics = (options: MetricsOptions): Metrics => {
     },
   });
 
+  const fleet = sources.fleet;
+  if (fleet) {
+    new Gauge({
+      name: 'svc_workers',
+      help: 'Workers known to the coordinator, by health (from heartbeat age).',
+      labelNames: ['health'] as const,
+      registers: [registry],
+      collect() {
+        const counts = fleet.workersByHealth();
+        for (const health of ['healthy', 'warning', 'unhealthy'])
+          this.set({ health }, counts[health] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'svc_dispatch_queue_depth',
+      help: 'Runs waiting on each dispatch queue (named after its worker selector) for a worker.',
+      labelNames: ['queue'] as const,
+      registers: [registry],
+      async collect() {
+        for (const [queue, n] of Object.entries(await fleet.queueDepths())) this.set({ queue }, n);
+      },
+    });
+  }
+  const dispatchLatency = new Histogram({
+    name: 'svc_dispatch_latency_seconds',
+    help: 'Time from putting a run on its dispatch queue to a worker claiming it.',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: fleet ? [registry] : [],
+  });
+
   return {
     render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    recordDispatchLatency: (ms) => dispatchLatency.observe(ms / 1000),
     recordRunFinished: (status) => {
       const outcome = OUTCOME_OF[status];
       if (outcome !== undefined) runsTotal.inc({ status: outcome });

@@ -10,6 +10,10 @@ export interface Fleet {
   readonly dispatcher: BullmqDispatcher;
   /** Where remote runs' record changes go (the run service's queue ledger). */
   onRunUpdate: (record: DagRunRecord) => void;
+  /** Where dispatch-to-claim latencies go (metrics). */
+  onClaimed: (latencyMs: number) => void;
+  /** Workers by health, for metrics. */
+  workersByHealth(): Record<string, number>;
   /** Binds gRPC and loads the known dispatch queues. Errors name the address and the fix. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -38,6 +42,7 @@ export const makeFleet = (
   const c = config.coordinator;
   const tls = tlsOf(config);
   let onRunUpdate: (record: DagRunRecord) => void = () => undefined;
+  let onClaimed: (latencyMs: number) => void = () => undefined;
   const coordinator = new Coordinator({
     store,
     clock,
@@ -47,6 +52,7 @@ export const makeFleet = (
     ...(c.advertise ? { advertise: c.advertise } : {}),
     ...(tls ? { tls } : {}),
     onRunUpdate: (r) => onRunUpdate(r),
+    onClaimed: (ms) => onClaimed(ms),
     warn: (m) => log(`warning: coordinator: ${m}`),
   });
   const redis = createRedis(url);
@@ -60,6 +66,17 @@ export const makeFleet = (
     },
     get onRunUpdate() {
       return onRunUpdate;
+    },
+    set onClaimed(f: (latencyMs: number) => void) {
+      onClaimed = f;
+    },
+    get onClaimed() {
+      return onClaimed;
+    },
+    workersByHealth: () => {
+      const out: Record<string, number> = { healthy: 0, warning: 0, unhealthy: 0 };
+      for (const w of coordinator.workers()) out[w.health] = (out[w.health] ?? 0) + 1;
+      return out;
     },
     start: async () => {
       try {

@@ -71,8 +71,17 @@ export const serve = async (
       dagCount: async () =>
         (await dags.list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })).total,
       schedulerRunning: () => scheduler?.status.running() ?? false,
+      ...(fleet
+        ? {
+            fleet: {
+              workersByHealth: () => fleet.workersByHealth(),
+              queueDepths: () => fleet.dispatcher.depths(),
+            },
+          }
+        : {}),
     },
   });
+  if (fleet) fleet.onClaimed = (ms) => metrics.recordDispatchLatency(ms);
   rt.events.on('run:finished', (r) => metrics.recordRunFinished(r.status));
   // Basic/Bearer credentials, plus the OIDC session cookie when auth.oidc is configured.
   const webAuth = createWebAuth(config.auth, config.server.basePath);

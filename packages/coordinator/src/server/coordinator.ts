@@ -50,6 +50,8 @@ export interface CoordinatorDeps {
    * report, lost worker, cancel before start): the queue processor frees a slot on a final one.
    */
   readonly onRunUpdate?: (record: DagRunRecord) => void;
+  /** Called with the time from dispatch to a worker's claim, in ms (metrics). */
+  readonly onClaimed?: (latencyMs: number) => void;
   /** Receives a sentence per problem worked around. @default ignore */
   readonly warn?: (message: string) => void;
   /** A worker silent this long loses its runs (spec: over 15 s unhealthy). @default 15000 */
@@ -194,7 +196,9 @@ export class Coordinator {
     const ref = { name: record.name, dagRunId: record.dagRunId };
     this.addQueue(canonicalSelector(selector));
     if (this.#runs.get(ref, record.root)) return;
-    this.#track(ref, record.root, undefined, selector);
+    this.#track(ref, record.root, undefined, selector).dispatchedAtMs = this.#deps.clock
+      .now()
+      .getTime();
   }
 
   /** Forgets a run that was put on a queue but never reached it (the enqueue failed). */
@@ -412,6 +416,8 @@ export class Coordinator {
       return refuse(`run ${ref.dagRunId} was stopped`);
     }
     // Taken synchronously, before any further await: from here on the run is this worker's.
+    if (tracked?.dispatchedAtMs !== undefined)
+      this.#deps.onClaimed?.(this.#deps.clock.now().getTime() - tracked.dispatchedAtMs);
     if (tracked) tracked.workerId = req.workerId;
     else this.#track(ref, root, req.workerId, {});
     const now = this.#deps.clock.now().toISOString();

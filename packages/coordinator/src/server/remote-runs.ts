@@ -15,6 +15,8 @@ export interface RemoteRun {
   unwatch: () => void;
   /** A stop was requested; forwarded to the worker until the run ends. */
   cancelRequested: boolean;
+  /** When it was put on its dispatch queue (ms since the epoch), for dispatch latency. */
+  dispatchedAtMs?: number;
 }
 
 /** `root/run` (a run id is unique under its root). */

@@ -101,6 +101,8 @@ export class BullmqDispatcher {
   /** Jobs waiting per dispatch queue (metrics: per-queue depth). */
   async depths(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
+    // Commands wait for a reconnect while Redis is away: a scrape must not hang on them.
+    if (this.#deps.redis.status !== 'ready') return out;
     const names = await this.#deps.redis.smembers(queuesKey(this.#prefix));
     for (const n of names) out[n] = await this.#queue(n).getWaitingCount();
     return out;
