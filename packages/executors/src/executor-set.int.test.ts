@@ -21,14 +21,14 @@ beforeAll(async () => {
   server = createServer((_req, res) => res.end('{"items":[{"n":1},{"n":2},{"n":3}]}'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;
-});
+}, 60_000);
 afterAll(async () => {
   await sink.close();
   await new Promise((r) => server.close(r));
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('the executor set the composition root wires', () => {
+describe('the executor set the composition root wires', { timeout: 30_000 }, () => {
   it('runs container, http, jq, shell and mail steps in one run and mails the result', async () => {
     const set = createExecutorSet();
     const { record } = await runDagText(

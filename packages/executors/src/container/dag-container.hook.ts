@@ -79,6 +79,12 @@ class InContainerExecutor implements Executor {
         workingDir: this.dc.workingDir,
       });
     } catch (e) {
+      const state = await started.container.inspect().then(
+        (i) =>
+          i.State.Running ? '' : ` (status ${i.State.Status}, exit code ${i.State.ExitCode})`,
+        () => ' (the container is gone)',
+      );
+      if (state) return failed(`the DAG container ${this.dc.name} is not running${state}`);
       return failed(`docker exec in ${this.dc.name}: ${dockerMessage(e)}`);
     }
   }

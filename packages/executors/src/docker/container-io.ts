@@ -1,3 +1,4 @@
+import { readdir, readFile } from 'node:fs/promises';
 import type Dockerode from 'dockerode';
 import type { ExecContext, ExecutionOutcome } from '@trellis/engine';
 import { Writable } from 'node:stream';
@@ -90,7 +91,7 @@ export const execInContainer = async (
   const signalExec = async (signal: NodeJS.Signals): Promise<void> => {
     try {
       const { Pid } = await exec.inspect();
-      if (Pid > 0) process.kill(Pid, signal);
+      if (Pid > 0) await signalTree(Pid, signal);
     } catch {
       // already gone
     }
@@ -113,6 +114,33 @@ export const execInContainer = async (
   if (exitCode === null)
     return { ...failed('docker did not report the exit code of the exec'), ...captured(sinks) };
   return { exitCode, signal: null, ...captured(sinks) };
+};
+
+/**
+ * Sends `signal` to `pid` and every process below it (read from /proc): an exec'd shell's
+ * children would otherwise keep the exec's output open after the shell died.
+ */
+const signalTree = async (pid: number, signal: NodeJS.Signals): Promise<void> => {
+  const children = new Map<number, number[]>();
+  for (const name of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid > 0) children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+  }
+  const all: number[] = [];
+  const walk = (p: number): void => {
+    all.push(p);
+    for (const c of children.get(p) ?? []) walk(c);
+  };
+  walk(pid);
+  for (const p of all) {
+    try {
+      process.kill(p, signal);
+    } catch {
+      // exited meanwhile
+    }
+  }
 };
 
 /**

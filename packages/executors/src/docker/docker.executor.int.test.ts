@@ -30,7 +30,7 @@ beforeAll(async () => {
     ECHO_IMAGE,
     `FROM ${BUSYBOX}\nCMD ["echo", "the image default command ran"]\n`,
   );
-});
+}, 60_000);
 afterAll(async () => {
   await removeContainers(docker, names);
   await rm(dir, { recursive: true, force: true });
@@ -54,7 +54,7 @@ const dockerStep = (
     dagFields,
   );
 
-describe('docker executor (real Docker engine)', () => {
+describe('docker executor (real Docker engine)', { timeout: 30_000 }, () => {
   it('runs the command in a new container, with its exit code and both streams, then removes it', async () => {
     const n = name('exit');
     const t = dockerStep(

@@ -66,7 +66,7 @@ beforeAll(async () => {
   );
   base = `http://127.0.0.1:${await listen(server)}`;
   tlsBase = `https://127.0.0.1:${await listen(tls)}`;
-});
+}, 60_000);
 afterAll(async () => {
   for (const res of slow) res.destroy();
   server.closeAllConnections();
@@ -78,7 +78,7 @@ afterAll(async () => {
 const step = (command: string, config: Record<string, unknown> = {}) =>
   stepContext({ executor: { type: 'http', config }, command }, dir, { captureLimit: 1 << 20 });
 
-describe('http executor (real local HTTP and HTTPS servers)', () => {
+describe('http executor (real local HTTP and HTTPS servers)', { timeout: 30_000 }, () => {
   it('prints the status line, headers and body of a 2xx response', async () => {
     const t = step(`GET ${base}/ok`);
     const outcome = await http.run(t.ctx);

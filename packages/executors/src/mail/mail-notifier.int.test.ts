@@ -16,7 +16,7 @@ let n = 0;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'trellis-notify-'));
   sink = await startSmtpSink();
-});
+}, 60_000);
 beforeEach(() => {
   dir = join(root, String(++n));
 });
@@ -40,7 +40,7 @@ infoMail:
   prefix: "[INFO]"
 `;
 
-describe('mail notifications (engine run hooks, real SMTP server)', () => {
+describe('mail notifications (engine run hooks, real SMTP server)', { timeout: 30_000 }, () => {
   it('sends errorMail with the logs attached when a run fails (mailOn.failure)', async () => {
     const before = sink.mails.length;
     const { record, recorder } = await runDagText(

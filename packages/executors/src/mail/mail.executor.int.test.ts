@@ -16,7 +16,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'trellis-mail-'));
   sink = await startSmtpSink();
   authSink = await startSmtpSink({ username: 'bot', password: 's3cret' });
-});
+}, 60_000);
 afterAll(async () => {
   await Promise.all([sink.close(), authSink.close()]);
   await rm(dir, { recursive: true, force: true });
@@ -34,7 +34,7 @@ const mailStep = (
     smtp ? { smtp } : {},
   );
 
-describe('mail executor (nodemailer to a real SMTP server)', () => {
+describe('mail executor (nodemailer to a real SMTP server)', { timeout: 30_000 }, () => {
   it('sends to a list of recipients with subject, HTML body and attachments', async () => {
     await writeFile(join(dir, 'report.csv'), 'a,b\n1,2\n');
     const before = sink.mails.length;

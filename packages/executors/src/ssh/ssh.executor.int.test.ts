@@ -14,7 +14,7 @@ let dir: string;
 beforeAll(async () => {
   sshd = await startSshd();
   dir = await mkdtemp(join(tmpdir(), 'trellis-ssh-'));
-});
+}, 60_000);
 afterAll(async () => {
   await sshd.stop();
   await rm(dir, { recursive: true, force: true });
@@ -43,7 +43,7 @@ const run = async (
   return { outcome, out: t.out.text, err: t.err.text, t };
 };
 
-describe('ssh executor (real sshd on loopback)', () => {
+describe('ssh executor (real sshd on loopback)', { timeout: 30_000 }, () => {
   it('runs a command with a key and reports its output and exit code', async () => {
     const { outcome, out, err } = await run(
       { command: 'sh -c "echo out; echo err >&2; exit 3"' },
