@@ -46,6 +46,11 @@ params:
 steps:
   - echo \${REGION}
 `,
+  parent: `description: Calls etl-nightly as a child run
+steps:
+  - name: call-child
+    run: etl-nightly
+`,
   'report-weekly': `tags: [report]
 steps:
   - echo weekly
@@ -74,19 +79,19 @@ describe('the web UI in headless Chromium against trellis start-all', () => {
     await page.goto(`${server.url}/`);
     const rows = page.locator('table[aria-label="DAGs"] tbody tr[data-dag]');
     await rows.first().waitFor();
-    expect(await rows.count()).toBe(6);
+    expect(await rows.count()).toBe(7);
     await expect.poll(() => page.locator('.system').textContent()).toContain('Healthy');
     await b.shot('01-dag-list');
 
     await page.getByRole('searchbox', { name: 'Search DAGs by name' }).fill('etl');
     await expect.poll(() => rows.count()).toBe(1);
     await page.getByRole('searchbox', { name: 'Search DAGs by name' }).fill('');
-    await expect.poll(() => rows.count()).toBe(6);
+    await expect.poll(() => rows.count()).toBe(7);
     await page.getByRole('combobox', { name: 'Filter by tag' }).selectOption('report');
     await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.first().getAttribute('data-dag')).toBe('report-weekly');
     await page.getByRole('combobox', { name: 'Filter by tag' }).selectOption('');
-    await expect.poll(() => rows.count()).toBe(6);
+    await expect.poll(() => rows.count()).toBe(7);
   });
 
   it('opens a DAG and draws its step graph from depends', async () => {
@@ -150,6 +155,32 @@ describe('the web UI in headless Chromium against trellis start-all', () => {
     await page.waitForURL(/\/runs\/locked-params\//);
     await page.locator('.page-head .badge[data-status="finished"]').waitFor({ timeout: 30_000 });
     expect(await page.locator('.facts').textContent()).toContain('Queued');
+  });
+
+  it('navigates from a run to its child run and back', async () => {
+    const { page } = b;
+    const started = (await (
+      await fetch(`${server.url}/api/v2/dags/parent/start`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      })
+    ).json()) as { dagRunId: string };
+    await page.goto(`${server.url}/runs/parent/${started.dagRunId}`);
+    await page.locator('.page-head .badge[data-status="finished"]').waitFor({ timeout: 30_000 });
+    await page
+      .locator('tr[data-step="call-child"]')
+      .getByRole('link', { name: 'etl-nightly' })
+      .click();
+    await page.waitForURL(/\/children\//);
+    await page.getByRole('heading', { name: /etl-nightly/ }).waitFor();
+    await expect.poll(() => page.locator('table[aria-label="Steps"] tbody tr').count()).toBe(4);
+    await b.shot('05b-child-run');
+    await page
+      .getByRole('navigation', { name: 'Breadcrumb' })
+      .getByRole('link', { name: 'parent' })
+      .click();
+    await page.waitForURL(`${server.url}/runs/parent/${started.dagRunId}`);
   });
 
   it('follows a step log while the run is running', async () => {

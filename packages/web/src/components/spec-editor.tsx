@@ -19,6 +19,8 @@ export const SpecEditor = ({
 }) => {
   const { api, session, toast } = useApp();
   const canEdit = useCan('dags:write');
+  // `base`: the text as last loaded or saved; a reload only replaces text nobody is editing.
+  const [base, setBase] = useState(initial);
   const [text, setText] = useState(initial);
   const [errors, setErrors] = useState<string[]>([]);
   const [checking, setChecking] = useState(false);
@@ -27,9 +29,14 @@ export const SpecEditor = ({
   const gutter = useRef<HTMLDivElement>(null);
   const area = useRef<HTMLTextAreaElement>(null);
   const seq = useRef(0);
-  const dirty = text !== initial;
+  const dirty = text !== base;
 
-  useEffect(() => setText(initial), [initial]);
+  useEffect(() => {
+    if (initial === base) return;
+    if (text === base) setText(initial);
+    setBase(initial);
+    // only when the stored text changes
+  }, [initial]);
 
   useEffect(() => {
     const mine = ++seq.current;
@@ -63,6 +70,7 @@ export const SpecEditor = ({
         toast('Not saved: fix the problems first', 'error');
       } else {
         toast(`Saved ${fileName}`);
+        setBase(text);
         onSaved();
       }
     } catch (e) {
@@ -100,7 +108,7 @@ export const SpecEditor = ({
               : 'valid'}
         </span>
         <span className="spacer" />
-        <button type="button" disabled={!dirty || saving} onClick={() => setText(initial)}>
+        <button type="button" disabled={!dirty || saving} onClick={() => setText(base)}>
           Revert
         </button>
         <button

@@ -11,16 +11,19 @@ export const metricValue = (text: string, name: string): number | undefined => {
 
 /** Health, version, uptime and the scheduler's state, in the sidebar. */
 export const SystemPanel = () => {
-  const { api } = useApp();
-  const health = usePoll(
-    () =>
-      api.get<Health>('/health').catch((e: unknown) => {
-        throw e;
-      }),
-    [],
-  );
+  const { api, boot, credentials } = useApp();
+  // /health is public and answers 503 with the reason when unhealthy: read the body either way.
+  const health = usePoll(async () => {
+    const res = await fetch(api.url('/health'), { credentials: 'omit' });
+    return (await res.json()) as Health;
+  }, []);
   const metrics = usePoll(async () => {
-    const res = await fetch(api.url('/metrics'), { credentials: 'omit' });
+    // The caller's credentials, but no sign-out on a refusal: metrics may be private.
+    const auth = credentials.get();
+    const res = await fetch(api.url('/metrics'), {
+      headers: auth ? { Authorization: auth } : {},
+      credentials: boot.oidc ? 'same-origin' : 'omit',
+    });
     return res.ok ? await res.text() : '';
   }, []);
   const h = health.data;

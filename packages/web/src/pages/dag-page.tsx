@@ -197,11 +197,7 @@ export const DagPage = ({ fileName }: { fileName: string }) => {
           <>
             <DagGraph
               steps={d.dag.steps}
-              {...(latest.data && isActiveRun(latest.data.status)
-                ? { statuses: statusesOf(latest.data.nodes) }
-                : latest.data
-                  ? { statuses: statusesOf(latest.data.nodes) }
-                  : {})}
+              {...(latest.data ? { statuses: statusesOf(latest.data.nodes) } : {})}
               onSelect={() => {
                 if (latest.data)
                   router.navigate(`/runs/${seg(dagName)}/${seg(latest.data.dagRunId)}`);

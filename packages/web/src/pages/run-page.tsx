@@ -103,7 +103,7 @@ export const RunPage = ({
         {childId && (
           <>
             {' '}
-            / parent{' '}
+            / called by{' '}
             <Link
               to={
                 r.parentDAGRunId && r.parentDAGRunId !== r.rootDAGRunId
