@@ -68,16 +68,16 @@ describe('trellis validate (the built binary) over the fixture suite', () => {
   });
 });
 
-describe('trellis --help and unbuilt commands (the built binary)', () => {
+describe('trellis --help and usage errors (the built binary)', () => {
   it('lists the commands and exits 0', () => {
     const r = trellis(['--help'], root);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^\s+migrate history\s+/m);
   });
 
-  it('refuses a command that is not built yet with exit 2', () => {
-    const r = trellis(['scheduler'], root);
+  it('refuses an unknown option with exit 2, naming it', () => {
+    const r = trellis(['scheduler', '--frobnicate'], root);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/not built yet/);
+    expect(r.stderr).toMatch(/frobnicate/);
   });
 });
