@@ -26,8 +26,30 @@ const fetchSession = async (
   return (await res.json()) as Session;
 };
 
+/** The tab title for an app path: the DAG or run in view first. */
+export const titleFor = (path: string): string => {
+  const [first, name] = path
+    .split('/')
+    .filter(Boolean)
+    .map((p) => decodeURIComponent(p));
+  const page =
+    first === 'dags' && name
+      ? name
+      : first === 'runs' && name
+        ? `${name} run`
+        : first === 'queues'
+          ? 'Queues'
+          : first === 'workers'
+            ? 'Workers'
+            : 'DAGs';
+  return `${page} · Trellis`;
+};
+
 const Routes = () => {
   const { path } = useRouter();
+  useEffect(() => {
+    document.title = titleFor(path);
+  }, [path]);
   let m: Record<string, string> | undefined;
   if (path === '/' || path === '/dags') return <DagListPage />;
   if ((m = matchPath('/dags/:fileName', path)))

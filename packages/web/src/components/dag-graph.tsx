@@ -28,7 +28,7 @@ export const DagGraph = ({
         width={layout.width}
         height={layout.height}
         viewBox={`0 0 ${layout.width} ${layout.height}`}
-        role="img"
+        role="group"
         aria-label={`Step graph of ${steps.length} steps`}
       >
         <defs>
