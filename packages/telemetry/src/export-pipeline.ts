@@ -45,16 +45,6 @@ export interface PipelineOptions {
   readonly batchDelayMs: number;
 }
 
-/** Identity of an `otel` setting: runs with equal settings share one pipeline. */
-export const pipelineKey = (otel: OtelSpec): string =>
-  JSON.stringify([
-    otel.endpoint,
-    Object.entries(otel.headers).sort(),
-    otel.insecure,
-    otel.timeoutSec,
-    Object.entries(otel.resource).sort(),
-  ]);
-
 /**
  * Creates the pipeline of an `otel` setting, or a problem sentence when its endpoint is unusable.
  * Spans wait in a bounded queue (2048) and are sent in batches; when the queue is full, new

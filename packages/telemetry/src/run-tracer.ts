@@ -1,12 +1,4 @@
-import {
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  TraceFlags,
-  trace,
-  type Context,
-  type Span,
-} from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import { NodeStatus, RunStatus, nodeStatusLabel, runStatusLabel } from '@trellis/core';
 import {
   expandVarsSync,
@@ -20,13 +12,9 @@ import {
   type NodeRecord,
   type OtelSpec,
 } from '@trellis/spec';
-import {
-  createPipeline,
-  otlpProtoExporter,
-  pipelineKey,
-  type ExportPipeline,
-  type ExporterFactory,
-} from './export-pipeline.js';
+import type { ExportPipeline, ExporterFactory } from './export-pipeline.js';
+import { pipelineKey } from './pipeline-key.js';
+import { loadSdk, type Sdk } from './sdk.js';
 import { Attr } from './span-attributes.js';
 import { formatTraceparent, parseTraceparent } from './traceparent.js';
 
@@ -50,6 +38,7 @@ export interface RunTracerOptions {
 /** A traced run in this process. */
 interface TracedRun {
   readonly otel: OtelSpec;
+  readonly sdk: Sdk;
   readonly pipeline: ExportPipeline;
   readonly span: Span;
   readonly context: Context;
@@ -88,25 +77,27 @@ export class RunTracer implements RunHook {
   }
 
   /** Starts the run's span; returns the step callbacks (none when the run is not traced). */
-  setUp(ctx: RunHookContext): Promise<RunResources> {
+  async setUp(ctx: RunHookContext): Promise<RunResources> {
     try {
-      return Promise.resolve(this.#setUp(ctx));
+      const r = ctx.record;
+      const parent = r.parent
+        ? this.#runs.get(runKey({ root: r.root, dagRunId: r.parent.dagRunId }))
+        : undefined;
+      const written = ctx.dag.otel;
+      const otel = written ? expandOtel(written, ctx.env) : parent?.otel;
+      if (!otel?.enabled || otel.endpoint === undefined) return {};
+      return this.#setUp(ctx, otel, await loadSdk());
     } catch (e) {
       // Tracing must never fail a run.
       ctx.log(`tracing is off for this run: ${(e as Error).message}`);
-      return Promise.resolve({});
+      return {};
     }
   }
 
-  #setUp(ctx: RunHookContext): RunResources {
+  #setUp(ctx: RunHookContext, otel: OtelSpec, sdk: Sdk): RunResources {
     const r = ctx.record;
-    const parent = r.parent
-      ? this.#runs.get(runKey({ root: r.root, dagRunId: r.parent.dagRunId }))
-      : undefined;
-    const written = ctx.dag.otel;
-    const otel = written ? expandOtel(written, ctx.env) : parent?.otel;
-    if (!otel?.enabled || otel.endpoint === undefined) return {};
-    const pipeline = this.#pipelineFor(otel, (line) => ctx.log(line));
+    const { ROOT_CONTEXT, SpanKind, TraceFlags, trace } = sdk.api;
+    const pipeline = this.#pipelineFor(otel, sdk, (line) => ctx.log(line));
     if (!pipeline) return {};
 
     const traceparent = r.traceparent ?? (r.parent ? undefined : this.#opts.inheritedTraceparent);
@@ -135,6 +126,7 @@ export class RunTracer implements RunHook {
     );
     const run: TracedRun = {
       otel,
+      sdk,
       pipeline,
       span,
       context: trace.setSpan(parentContext, span),
@@ -164,6 +156,7 @@ export class RunTracer implements RunHook {
     const open = run.steps.get(n.step.name);
     if (open) return open;
     const handler = HANDLER_RECORD_KEYS.some((k) => r[k] === n);
+    const { SpanKind } = run.sdk.api;
     const span = run.pipeline.tracer.startSpan(
       `step ${n.step.name}`,
       {
@@ -186,6 +179,7 @@ export class RunTracer implements RunHook {
     // A node skipped or cancelled before it started gets a span of zero length.
     const span = this.#stepSpan(run, n, r);
     run.steps.delete(n.step.name);
+    const { SpanStatusCode } = run.sdk.api;
     span.setAttributes({
       [Attr.StepStatus]: nodeStatusLabel[n.status],
       [Attr.StepStatusCode]: n.status,
@@ -203,6 +197,7 @@ export class RunTracer implements RunHook {
     const end = timeOf(r.finishedAt) ?? new Date();
     for (const s of run.steps.values()) s.end(end);
     run.steps.clear();
+    const { SpanStatusCode } = run.sdk.api;
     run.span.setAttributes({
       [Attr.RunStatus]: runStatusLabel[r.status],
       [Attr.RunStatusCode]: r.status,
@@ -215,14 +210,14 @@ export class RunTracer implements RunHook {
     this.#runs.delete(key);
   }
 
-  #pipelineFor(otel: OtelSpec, log: (line: string) => void): ExportPipeline | undefined {
+  #pipelineFor(otel: OtelSpec, sdk: Sdk, log: (line: string) => void): ExportPipeline | undefined {
     const key = pipelineKey(otel);
     const known = this.#pipelines.get(key);
     if (known) return known;
-    const made = createPipeline(otel, {
+    const made = sdk.createPipeline(otel, {
       serviceVersion: this.#opts.serviceVersion,
       warn: this.#opts.warn,
-      exporterFor: this.#opts.exporterFor ?? otlpProtoExporter,
+      exporterFor: this.#opts.exporterFor ?? sdk.otlpProtoExporter,
       batchDelayMs: this.#opts.batchDelayMs ?? 1000,
     });
     if ('problem' in made) {
