@@ -104,6 +104,8 @@ export class Coordinator {
   /** Names of the dispatch queues (canonical selectors) runs were put on. */
   readonly #queues = new Map<string, Labels>();
   readonly #capacityListeners = new Set<() => void>();
+  /** Claim saves not yet on disk (stop waits for them). */
+  readonly #saving = new Set<Promise<void>>();
   /** Open command streams per worker. */
   readonly #streams = new Map<string, grpc.ServerWritableStream<WatchRequest, WorkerCommand>>();
   readonly #sweepStop = new AbortController();
@@ -163,6 +165,7 @@ export class Coordinator {
     this.state = 'stopping';
     this.#sweepStop.abort();
     await this.#sweep;
+    await Promise.all([...this.#saving]);
     for (const s of this.#streams.values()) s.end();
     this.#streams.clear();
     const server = this.#server;
@@ -432,11 +435,13 @@ export class Coordinator {
     record.revision += 1;
     // The store applies a run's saves in call order, so the worker's first report (sent after
     // this answer) lands after this save; the answer need not wait for the disk.
-    this.#deps.store
+    const saving = this.#deps.store
       .saveRun(record)
       .catch((e: unknown) =>
         this.#warn(`saving the claim of run ${ref.dagRunId}: ${(e as Error).message}`),
-      );
+      )
+      .finally(() => this.#saving.delete(saving));
+    this.#saving.add(saving);
     this.#deps.onRunUpdate?.(record);
     const runLogSize =
       record.log === ''

@@ -1,0 +1,184 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '@trellis/core';
+import type { DagRunRecord } from '@trellis/spec';
+import { FsRunStore } from '@trellis/store';
+import { FakeClock } from '@trellis/testkit';
+import { CoordinatorClient } from '../client/coordinator-client.js';
+import { Coordinator } from './coordinator.js';
+
+/** A real gRPC coordinator on port 0 over a file store in a temp dir; a FakeClock drives health. */
+let home: string;
+let clock: FakeClock;
+let store: FsRunStore;
+let coordinator: Coordinator;
+let client: CoordinatorClient;
+let updates: DagRunRecord[];
+
+const ref = { name: 'job', dagRunId: 'r1' };
+
+const record = (): DagRunRecord => ({
+  name: 'job',
+  dagRunId: 'r1',
+  root: ref,
+  status: 5,
+  createdAt: '2026-01-02T03:04:05.000Z',
+  queuedAt: '2026-01-02T03:04:05.000Z',
+  startedAt: '',
+  finishedAt: '',
+  log: store.runLogPath(ref),
+  params: [],
+  nodes: [],
+  preconditions: [],
+  error: '',
+  queue: 'job',
+  revision: 0,
+});
+
+const beat = (id: string) =>
+  client.heartbeat({
+    workerId: id,
+    labels: { gpu: 'true' },
+    capacity: 1,
+    runningTasks: [],
+    incarnation: 'i1',
+    accepting: true,
+  });
+
+const claim = (workerId: string) =>
+  client.claim({ workerId, run: ref, root: ref, host: hostname(), pid: 1, processStart: '' });
+
+beforeEach(async () => {
+  home = mkdtempSync(join(tmpdir(), 'trellis-coord-'));
+  clock = new FakeClock(Date.now());
+  store = new FsRunStore({ dataDir: join(home, 'data'), logDir: join(home, 'logs'), clock });
+  updates = [];
+  coordinator = new Coordinator({
+    store,
+    clock,
+    logDir: join(home, 'logs'),
+    port: 0,
+    onRunUpdate: (r) => updates.push(structuredClone(r)),
+  });
+  await coordinator.start();
+  // The client's deadlines use the real clock (the fake one stands still).
+  client = new CoordinatorClient({ address: `127.0.0.1:${coordinator.port}`, clock: systemClock });
+  await store.createRun(record(), { dag: { name: 'job' }, localDags: [] });
+});
+
+afterEach(async () => {
+  client.close();
+  await coordinator.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('coordinator over real gRPC', () => {
+  it('derives worker health from heartbeat age', async () => {
+    await beat('w1');
+    expect(coordinator.workers()[0]).toMatchObject({ id: 'w1', health: 'healthy' });
+    clock.jumpTo(new Date(clock.now().getTime() + 6_000).toISOString());
+    expect(coordinator.workers()[0]!.health).toBe('warning');
+    clock.jumpTo(new Date(clock.now().getTime() + 10_000).toISOString());
+    expect(coordinator.workers()[0]!.health).toBe('unhealthy');
+  });
+
+  it('answers availability from healthy matching workers with a free slot', async () => {
+    expect(coordinator.availability({ gpu: 'true' })).toMatch(
+      /no healthy worker has labels gpu=true/,
+    );
+    await beat('w1');
+    expect(coordinator.availability({ gpu: 'true' })).toBeNull();
+    expect(coordinator.availability({})).toBeNull();
+    coordinator.expect(record(), { gpu: 'true' });
+    expect(coordinator.availability({ gpu: 'true' })).toMatch(/busy/);
+  });
+
+  it('applies status reports once and in order (per-run sequence numbers)', async () => {
+    await beat('w1');
+    const claimed = await claim('w1');
+    expect(claimed.granted).toBe(true);
+    const base = JSON.parse(claimed.recordJson) as DagRunRecord;
+    const send = (seq: number, status: number, revision: number) =>
+      client.report({
+        workerId: 'w1',
+        run: ref,
+        root: ref,
+        seq,
+        recordJson: JSON.stringify({ ...base, status, revision }),
+        snapshotJson: '',
+      });
+    expect((await send(1, 1, base.revision + 1)).appliedSeq).toBe(1);
+    expect((await send(2, 1, base.revision + 2)).appliedSeq).toBe(2);
+    // A late duplicate of seq 1 (with other content) is acknowledged and ignored.
+    expect(await send(1, 3, base.revision + 1)).toEqual({ appliedSeq: 2, dropped: false });
+    expect((await store.getRun(ref)).status).toBe(1);
+    expect((await send(3, 4, base.revision + 3)).appliedSeq).toBe(3);
+    expect((await store.getRun(ref)).status).toBe(4);
+  });
+
+  it('writes each log byte once, also when a batch is sent again', async () => {
+    await beat('w1');
+    await claim('w1');
+    const path = join(home, 'logs', 'job', 'r1', 'step.out');
+    const chunk = (offset: number, data: string) => ({
+      workerId: 'w1',
+      run: ref,
+      root: ref,
+      path,
+      offset,
+      data: Buffer.from(data),
+    });
+    await client.sendLogs([chunk(0, 'one\n'), chunk(4, 'two\n')]);
+    await client.sendLogs([chunk(4, 'two\n'), chunk(8, 'three\n')]);
+    expect(readFileSync(path, 'utf8')).toBe('one\ntwo\nthree\n');
+  });
+
+  it('refuses log paths outside its log directory', async () => {
+    await expect(
+      client.sendLogs([
+        {
+          workerId: 'w1',
+          run: ref,
+          root: ref,
+          path: '/etc/passwd',
+          offset: 0,
+          data: Buffer.from('x'),
+        },
+      ]),
+    ).rejects.toMatchObject({ code: 3 });
+  });
+
+  it('fails the runs of a worker silent for over 15 s, naming it, and tells it to drop them', async () => {
+    await beat('w1');
+    await claim('w1');
+    clock.jumpTo(new Date(clock.now().getTime() + 15_001).toISOString());
+    await coordinator.sweepLostWorkers();
+    const failed = await store.getRun(ref);
+    expect(failed.status).toBe(2);
+    expect(failed.error).toMatch(/^worker "w1" was lost: no heartbeat since .* \(over 15 s\)$/);
+    expect(updates.at(-1)?.status).toBe(2);
+    const back = await client.heartbeat({
+      workerId: 'w1',
+      labels: {},
+      capacity: 1,
+      runningTasks: [{ run: ref, root: ref, parent: null, startedAt: '' }],
+      incarnation: 'i1',
+      accepting: true,
+    });
+    expect(back.drop).toEqual([ref]);
+  });
+
+  it('adopts runs left running on workers when it restarts', async () => {
+    await beat('w1');
+    await claim('w1');
+    await coordinator.stop();
+    coordinator = new Coordinator({ store, clock, logDir: join(home, 'logs'), port: 0 });
+    await coordinator.start();
+    expect(coordinator.workers().map((w) => w.id)).toEqual(['w1']);
+    clock.jumpTo(new Date(clock.now().getTime() + 16_000).toISOString());
+    await coordinator.sweepLostWorkers();
+    expect((await store.getRun(ref)).error).toMatch(/worker "w1" was lost/);
+  });
+});
