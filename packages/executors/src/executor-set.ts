@@ -1,14 +1,9 @@
-import Dockerode from 'dockerode';
-import type { ExecutorRegistry, RunHook } from '@trellis/engine';
-import { DagContainerHook } from './container/dag-container.hook.js';
-import { DockerExecutor } from './docker/docker.executor.js';
+import type Dockerode from 'dockerode';
+import type { Executor, ExecutorRegistry, RunHook, RunHookContext } from '@trellis/engine';
 import { HttpExecutor } from './http/http.executor.js';
 import { JqExecutor } from './jq/jq.executor.js';
-import { MailNotifier } from './mail/mail-notifier.js';
-import { MailExecutor } from './mail/mail.executor.js';
-import { NodemailerTransport } from './mail/mail-transport.js';
+import type { MailTransport } from './mail/mail-transport.js';
 import { ShellExecutor } from './shell/shell.executor.js';
-import { SshExecutor } from './ssh/ssh.executor.js';
 
 /** What the composition root passes in (read from the environment there). */
 export interface ExecutorSetOptions {
@@ -25,20 +20,70 @@ export interface ExecutorSet {
   readonly runHooks: readonly RunHook[];
 }
 
-/** The real executors and run hooks, sharing one Docker client and one mail transport. */
+/** One value, made on first use (a module load shared by its users). */
+const once = <T>(make: () => Promise<T>): (() => Promise<T>) => {
+  let p: Promise<T> | undefined;
+  return () => (p ??= make());
+};
+
+/** An executor whose module (and its client library) loads on its first step. */
+const lazyExecutor = (load: () => Promise<Executor>): Executor => ({
+  run: async (ctx, onStart) => (await load()).run(ctx, onStart),
+});
+
+/** A run hook that loads its module only for runs it applies to. */
+const lazyHook = (
+  applies: (ctx: RunHookContext) => boolean,
+  load: () => Promise<RunHook>,
+): RunHook => ({
+  setUp: async (ctx) => (applies(ctx) ? (await load()).setUp(ctx) : {}),
+});
+
+/**
+ * The real executors and run hooks, sharing one Docker client and one mail transport. The
+ * Docker, SSH and mail libraries load when a run first needs them, so commands that never run
+ * such a step (and every CLI start) do not pay for them.
+ */
 export const createExecutorSet = (o: ExecutorSetOptions = {}): ExecutorSet => {
-  const docker = o.docker ?? new Dockerode();
-  const mail = new NodemailerTransport();
   const authConfig = o.containerAuthConfig;
+  const docker = once(async () => o.docker ?? new (await import('dockerode')).default());
+  const mail = once(
+    async (): Promise<MailTransport> =>
+      new (await import('./mail/mail-transport.js')).NodemailerTransport(),
+  );
   return {
     executors: {
       shell: new ShellExecutor(),
-      docker: new DockerExecutor({ docker, authConfig }),
-      ssh: new SshExecutor(),
       http: new HttpExecutor(),
-      mail: new MailExecutor(mail),
       jq: new JqExecutor(),
+      docker: lazyExecutor(
+        once(async () => {
+          const { DockerExecutor } = await import('./docker/docker.executor.js');
+          return new DockerExecutor({ docker: await docker(), authConfig });
+        }),
+      ),
+      ssh: lazyExecutor(
+        once(async () => new (await import('./ssh/ssh.executor.js')).SshExecutor()),
+      ),
+      mail: lazyExecutor(
+        once(async () => new (await import('./mail/mail.executor.js')).MailExecutor(await mail())),
+      ),
     },
-    runHooks: [new DagContainerHook({ docker, authConfig }), new MailNotifier(mail)],
+    runHooks: [
+      lazyHook(
+        (ctx) => ctx.dag.container !== undefined,
+        once(async () => {
+          const { DagContainerHook } = await import('./container/dag-container.hook.js');
+          return new DagContainerHook({ docker: await docker(), authConfig });
+        }),
+      ),
+      lazyHook(
+        ({ dag }) =>
+          dag.mailOn.success ||
+          dag.mailOn.failure ||
+          [...dag.steps, ...Object.values(dag.handlerOn)].some((s) => s.mailOnError),
+        once(async () => new (await import('./mail/mail-notifier.js')).MailNotifier(await mail())),
+      ),
+    ],
   };
 };

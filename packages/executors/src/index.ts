@@ -7,14 +7,12 @@ export { planShellInvocation, type ShellInvocation } from './shell/shell-invocat
 export { ShellCommandRunner } from './command/shell-command-runner.js';
 export { JqExecutor } from './jq/jq.executor.js';
 export { HttpExecutor } from './http/http.executor.js';
-export { SshExecutor, type SshExecutorOptions } from './ssh/ssh.executor.js';
-export { MailExecutor } from './mail/mail.executor.js';
-export { MailNotifier } from './mail/mail-notifier.js';
-export {
-  NodemailerTransport,
-  type MailMessage,
-  type MailTransport,
-} from './mail/mail-transport.js';
-export { DockerExecutor, type DockerExecutorOptions } from './docker/docker.executor.js';
-export { DagContainerHook, type DagContainerHookOptions } from './container/dag-container.hook.js';
+// The Docker, SSH and mail parts are types here: createExecutorSet loads them on first use, so
+// importing this package does not load dockerode, ssh2 or nodemailer.
+export type { SshExecutor, SshExecutorOptions } from './ssh/ssh.executor.js';
+export type { MailExecutor } from './mail/mail.executor.js';
+export type { MailNotifier } from './mail/mail-notifier.js';
+export type { NodemailerTransport, MailMessage, MailTransport } from './mail/mail-transport.js';
+export type { DockerExecutor, DockerExecutorOptions } from './docker/docker.executor.js';
+export type { DagContainerHook, DagContainerHookOptions } from './container/dag-container.hook.js';
 export { createExecutorSet, type ExecutorSet, type ExecutorSetOptions } from './executor-set.js';
