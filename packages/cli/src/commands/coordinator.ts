@@ -79,6 +79,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   stop.abort();
   await role.done;
   await rt.runs.drain(SHUTDOWN_GRACE_MS);
+  await rt.tracer.shutdown(); // the last spans go out before the process exits
   await fleet.stop();
   io.out('Trellis coordinator stopped');
   return ExitCode.Ok;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { RunStatus, type Clock } from '@trellis/core';
 import { CronScheduler, type ScheduledDag } from '@trellis/scheduler';
-import type { FsDagDefinitions } from '@trellis/services';
+import { applyRetentionToAll, type FsDagDefinitions } from '@trellis/services';
 import { LeaseLock, currentOwner } from '@trellis/store';
 import type { Runtime } from './runtime.js';
 
@@ -10,6 +10,9 @@ const LEASE_EVERY_MS = 5_000;
 /** The queue loop's pass interval; health fails when no pass completed for this many passes. */
 const QUEUE_PASS_MS = 1_000;
 const STALL_PASSES = 30;
+/** The retention pass: first a minute after this process became the scheduler, then daily. */
+const RETENTION_FIRST_MS = 60_000;
+const RETENTION_EVERY_MS = 24 * 3_600_000;
 
 /** The scheduler role's state, for /health and `svc_scheduler_running`. */
 export interface SchedulerStatus {
@@ -20,7 +23,8 @@ export interface SchedulerStatus {
 }
 
 /**
- * The scheduler role (ARCHITECTURE.md section 1: cron loop, queue processor, zombie detector),
+ * The scheduler role (ARCHITECTURE.md section 1: cron loop, queue processor, zombie detector,
+ * and the daily retention pass over every DAG's history),
  * in `start-all` and `trellis scheduler`. Only one process per store acts as the scheduler: the
  * others wait for the lease (a dead holder cannot keep it). Ends when `signal` aborts.
  */
@@ -101,7 +105,29 @@ export const startSchedulerRole = (
         }
       }
     })();
+    const retention = (async () => {
+      let wait = RETENTION_FIRST_MS;
+      for (;;) {
+        await clock.sleep(wait, inner.signal).catch(() => undefined);
+        if (inner.signal.aborted) return;
+        wait = RETENTION_EVERY_MS;
+        try {
+          const r = await applyRetentionToAll({
+            store: rt.store,
+            dags: rt.dags,
+            defaultDays: rt.config.histRetentionDays,
+          });
+          if (r.totalRuns > 0 || r.orphanedLogFolders > 0)
+            log(
+              `scheduler: retention deleted ${r.totalRuns} run(s) past histRetentionDays and ${r.orphanedLogFolders} orphaned log folder(s)`,
+            );
+        } catch (e) {
+          log(`scheduler: the retention pass failed: ${(e as Error).message}`);
+        }
+      }
+    })();
     await Promise.all([
+      retention,
       cron.run(inner.signal),
       rt.runs.processQueues(inner.signal, {
         intervalMs: QUEUE_PASS_MS,
