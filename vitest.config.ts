@@ -32,6 +32,10 @@ export default defineConfig({
         test: {
           name: 'int',
           include: ['packages/*/src/**/*.int.test.ts', 'packages/*/test/**/*.int.test.ts'],
+          // Upper bounds against hangs, not performance assertions: real processes and services
+          // share two cores with the other test files.
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
           exclude: ['**/node_modules/**', '**/dist/**'],
         },
       },
@@ -40,6 +44,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           exclude: ['**/node_modules/**', '**/dist/**'],
         },
       },
