@@ -11,6 +11,8 @@ const bin = join(root, 'packages', 'cli', 'bin', 'trellis.js');
 
 let home: string;
 let env: NodeJS.ProcessEnv;
+/** Every process a test started, killed at the end whatever happened. */
+const started: ChildProcess[] = [];
 
 /** A `trellis start-all` process on a free port over `home`. */
 const startServer = async (): Promise<{
@@ -22,6 +24,7 @@ const startServer = async (): Promise<{
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.push(proc);
   let output = '';
   proc.stdout?.setEncoding('utf8');
   proc.stderr?.setEncoding('utf8');
@@ -83,7 +86,12 @@ beforeAll(() => {
   writeFileSync(join(home, 'dags', 'long.yaml'), 'steps:\n  - name: wait\n    command: sleep 60\n');
   writeFileSync(join(home, 'dags', 'mid.yaml'), 'steps:\n  - name: wait\n    command: sleep 2\n');
 });
-afterAll(() => rmSync(home, { recursive: true, force: true, maxRetries: 5 }));
+afterAll(async () => {
+  const alive = started.filter((p) => p.exitCode === null && p.signalCode === null);
+  for (const p of alive) p.kill('SIGKILL');
+  await Promise.all(alive.map((p) => once(p, 'exit')));
+  rmSync(home, { recursive: true, force: true, maxRetries: 5 });
+});
 
 describe('queues through trellis start-all and the CLI', { timeout: 40_000 }, () => {
   it('runs enqueued runs in FIFO order, one at a time, and lists them in GET /queues', async () => {
@@ -167,6 +175,7 @@ describe('queues through trellis start-all and the CLI', { timeout: 40_000 }, ()
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
+      started.push(fg);
       await expect
         .poll(async () => (await runOf(s.base, 'long', 'z1'))?.status, { timeout: 15_000 })
         .toBe(1);
