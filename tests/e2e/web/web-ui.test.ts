@@ -81,6 +81,10 @@ describe('the web UI in headless Chromium against trellis start-all', () => {
     await rows.first().waitFor();
     expect(await rows.count()).toBe(7);
     await expect.poll(() => page.locator('.system').textContent()).toContain('Healthy');
+    // the next scheduled start of the scheduled DAG (nothing has run yet, so the only date)
+    expect(await page.locator('tr[data-dag="etl-nightly"]').textContent()).toMatch(
+      /\d{4}-\d\d-\d\d 0?\d\d:00:00/,
+    );
     await b.shot('01-dag-list');
 
     await page.getByRole('searchbox', { name: 'Search DAGs by name' }).fill('etl');

@@ -21,6 +21,7 @@ export const toApiDagListItem = (e: DagListEntry): z.infer<typeof DagListItemSch
   latestDAGRun: toApiRunSummary(e.latestRun, e.dag.name),
   suspended: e.suspended,
   errors: [...e.errors],
+  nextRun: e.nextRun?.toISOString() ?? '',
 });
 
 /**

@@ -83,13 +83,17 @@ export const DagDetailsSchema = DagSummarySchema.extend({
   restartSchedule: ScheduleList,
 });
 
-/** DAG list item (spec: DAG list item). `latestDAGRun` is "not started" for a DAG that never ran. */
+/**
+ * DAG list item (spec: DAG list item). `latestDAGRun` is "not started" for a DAG that never ran.
+ * Beyond the spec: `nextRun`, the next scheduled start (ISO 8601 UTC), `""` without a schedule.
+ */
 export const DagListItemSchema = z.object({
   fileName: z.string(),
   dag: DagSummarySchema,
   latestDAGRun: RunSummarySchema,
   suspended: z.boolean(),
   errors: Errors,
+  nextRun: z.string(),
 });
 
 /** GET /dags response; `errors` names files that could not be read. */

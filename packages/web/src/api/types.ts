@@ -88,7 +88,7 @@ export interface DagListItem {
   latestDAGRun: RunSummary;
   suspended: boolean;
   errors: string[];
-  /** Next scheduled start (ISO), when the server reports it. */
+  /** Next scheduled start (ISO), `''` without a schedule (beyond the spec). */
   nextRun?: string;
 }
 
