@@ -286,6 +286,23 @@ describe('the web UI in headless Chromium against trellis start-all', () => {
     await b.shot('10-workers');
   });
 
+  it('is usable from the keyboard: tab to Start, open the dialog, close it with Escape', async () => {
+    const { page } = b;
+    await page.goto(`${server.url}/dags?name=etl`);
+    await page.locator('tr[data-dag="etl-nightly"]').waitFor();
+    await page.getByRole('searchbox', { name: 'Search DAGs by name' }).focus();
+    let focused = '';
+    for (let i = 0; i < 30 && focused !== 'Start'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate<string>("document.activeElement?.textContent?.trim() ?? ''");
+    }
+    expect(focused).toBe('Start');
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+  });
+
   it('fits a narrow window', async () => {
     const { page } = b;
     await page.setViewportSize({ width: 390, height: 800 });
