@@ -191,7 +191,12 @@ export class Coordinator {
 
   /** Makes a dispatch queue known, so matching workers are told to consume it. */
   addQueue(name: string): void {
-    if (!this.#queues.has(name)) this.#queues.set(name, selectorOfQueue(name));
+    if (this.#queues.has(name)) return;
+    const selector = selectorOfQueue(name);
+    this.#queues.set(name, selector);
+    // Matching workers start consuming at once, not at their next heartbeat.
+    for (const w of this.registry.eligible(selector, this.#deps.clock.now()))
+      this.#push(w.id, { kind: 'KIND_CONSUME', run: null, queue: name });
   }
 
   /** Tracks a run put on a dispatch queue, until a worker claims it. */

@@ -80,11 +80,13 @@ export interface WatchRequest {
   incarnation: string;
 }
 
-export type CommandKind = 'KIND_UNSPECIFIED' | 'KIND_CANCEL' | 'KIND_DROP';
+export type CommandKind = 'KIND_UNSPECIFIED' | 'KIND_CANCEL' | 'KIND_DROP' | 'KIND_CONSUME';
 
 export interface WorkerCommand {
   kind: CommandKind;
   run: RunRefMsg | null;
+  /** The dispatch queue, for `KIND_CONSUME`. */
+  queue?: string;
 }
 
 export interface CancelRequest {

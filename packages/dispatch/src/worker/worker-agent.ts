@@ -251,6 +251,7 @@ export class WorkerAgent implements ChildRunner {
   }
 
   #onCommand(c: WorkerCommand): void {
+    if (c.kind === 'KIND_CONSUME' && c.queue && this.#accepting) this.#consume(c.queue);
     if (!c.run) return;
     if (c.kind === 'KIND_CANCEL') this.#cancel(c.run.name, c.run.dagRunId);
     else if (c.kind === 'KIND_DROP') this.#dropRef(c.run.name, c.run.dagRunId);
