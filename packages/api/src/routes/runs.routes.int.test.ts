@@ -124,6 +124,27 @@ describe('POST /dags/{fileName}/start', () => {
 });
 
 describe('reading runs', () => {
+  it('answers an empty log for a run that waits in its queue', async () => {
+    // a queue of one, held by a running run
+    h.dag('holder', 'steps:\n  - {name: wait, command: "sleep 30"}\n');
+    const running = stepRunning('wait');
+    await api().post('/api/v2/dags/holder/start').send({ dagRunId: 'h1' });
+    await running;
+    await api().post('/api/v2/dags/holder/enqueue').send({ dagRunId: 'h2' }).expect(200);
+    const log = await api().get('/api/v2/dag-runs/holder/h2/log');
+    expect(log.status).toBe(200);
+    expect(LogChunkSchema.parse(log.body)).toEqual({
+      content: '',
+      lineCount: 0,
+      totalLines: 0,
+      hasMore: false,
+      isEstimate: false,
+    });
+    await api().get('/api/v2/dag-runs/holder/h2/dequeue').expect(200);
+    await api().post('/api/v2/dag-runs/holder/h1/stop').expect(200);
+    await h.finished('holder', 'h1');
+  });
+
   it('lists runs newest first with filters, and paginates when asked', async () => {
     h.dag('a', 'steps:\n  - "true"\n');
     h.dag('b', 'steps:\n  - "false"\n');

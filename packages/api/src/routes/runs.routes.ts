@@ -126,6 +126,13 @@ const findNode = (run: DagRunRecord, stepName: string): NodeRecord => {
   return node;
 };
 
+/** The chunk of a log that does not exist yet. */
+const EMPTY_LOG = { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
+
+/** A run's own log; a run that has not started yet (queued) has an empty one, not a 404. */
+const runLog = (deps: HttpDeps, run: DagRunRecord, q: z.infer<typeof LogQuery>) =>
+  run.startedAt === '' ? EMPTY_LOG : deps.runQueries.readLog(run.log, window(q));
+
 const stepLog = async (
   deps: HttpDeps,
   run: DagRunRecord,
@@ -134,7 +141,7 @@ const stepLog = async (
 ) => {
   const node = findNode(run, stepName);
   const path = q.stream === 'stderr' ? node.stderr : node.stdout;
-  if (!path) return { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
+  if (!path) return EMPTY_LOG;
   return deps.runQueries.readLog(path, window(q));
 };
 
@@ -310,8 +317,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: LogChunkSchema,
     summary: 'The run log',
     handler: async ({ params, query }, deps) => {
-      const run = await findRun(deps, params);
-      return { status: 200, body: await deps.runQueries.readLog(run.log, window(query)) };
+      return { status: 200, body: await runLog(deps, await findRun(deps, params), query) };
     },
   }),
   r.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', {
@@ -356,7 +362,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     summary: "A child run's log",
     handler: async ({ params, query }, deps) => {
       const { child } = await findChildOfPath(deps, params);
-      return { status: 200, body: await deps.runQueries.readLog(child.log, window(query)) };
+      return { status: 200, body: await runLog(deps, child, query) };
     },
   }),
   r.get('/dag-runs/:name/:dagRunId/children/:childDAGRunId/steps/:stepName/log', {
