@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { Clock } from '@trellis/core';
+import { isFinalRunStatus, type Clock } from '@trellis/core';
 import type { RunRecorder, StepLogs } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { toSafeName } from '@trellis/store';
@@ -47,14 +47,18 @@ export class GrpcRecorder implements RunRecorder {
     this.#seq += 1;
     const withSnapshot = !this.#snapshotSent && i.snapshotJson !== undefined;
     this.#snapshotSent = true;
-    i.outbox.status(i.runKey, {
-      workerId: i.workerId,
-      run: { name: i.ref.name, dagRunId: i.ref.dagRunId },
-      root: { name: i.root.name, dagRunId: i.root.dagRunId },
-      seq: this.#seq,
-      recordJson: JSON.stringify(record),
-      snapshotJson: withSnapshot ? (i.snapshotJson ?? '') : '',
-    });
+    i.outbox.status(
+      i.runKey,
+      {
+        workerId: i.workerId,
+        run: { name: i.ref.name, dagRunId: i.ref.dagRunId },
+        root: { name: i.root.name, dagRunId: i.root.dagRunId },
+        seq: this.#seq,
+        recordJson: JSON.stringify(record),
+        snapshotJson: withSnapshot ? (i.snapshotJson ?? '') : '',
+      },
+      isFinalRunStatus(record.status),
+    );
     return Promise.resolve();
   }
 

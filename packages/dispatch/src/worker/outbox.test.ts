@@ -91,9 +91,10 @@ describe('worker outbox', () => {
     expect(box.size).toBe(4);
     state.away = false;
     await box.drained();
+    // Every log byte in order; report 1 is replaced by report 2 (each is the whole record),
+    // which goes after the lines queued before it.
     expect(sent).toEqual([
       { kind: 'logs', data: ['one\n'] },
-      { kind: 'status', seq: 1, run: 'r1' },
       { kind: 'logs', data: ['two\n'] },
       { kind: 'status', seq: 2, run: 'r1' },
     ]);

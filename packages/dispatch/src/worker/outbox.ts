@@ -7,13 +7,18 @@ import {
 } from '@trellis/coordinator';
 
 type Item =
-  | { readonly kind: 'status'; readonly report: StatusReport }
+  | { readonly kind: 'status'; report: StatusReport; readonly final: boolean }
   | { readonly kind: 'log'; chunk: LogChunk };
 
 /** Log chunks sent on one stream at most (bytes). */
 const BATCH_BYTES = 2 * 1024 * 1024;
 /** A queued log item grows by appending until this size. */
 const ITEM_BYTES = 256 * 1024;
+/**
+ * A report of a run still going waits this long, so a later report (each is the complete record)
+ * can replace it: short runs cost the coordinator a few store writes, not one per state change.
+ */
+const SETTLE_MS = 20;
 
 /** What the outbox needs. */
 export interface OutboxDeps {
@@ -64,8 +69,9 @@ export class Outbox {
     return n;
   }
 
-  status(runKey: string, report: StatusReport): void {
-    this.#push(runKey, { kind: 'status', report });
+  /** Queues a status report; `final` ones (the run ended) go without waiting. */
+  status(runKey: string, report: StatusReport, final = false): void {
+    this.#push(runKey, { kind: 'status', report, final });
   }
 
   log(runKey: string, chunk: LogChunk): void {
@@ -126,9 +132,20 @@ export class Outbox {
       if (!head) break;
       try {
         if (head.kind === 'status') {
-          // Each report is the complete record: of consecutive reports only the last matters.
-          while (lane.items[1]?.kind === 'status') lane.items.shift();
-          const report = lane.items[0] as { report: StatusReport };
+          if (!head.final && !lane.items.some((it, i) => i > 0 && it.kind === 'status')) {
+            await this.#deps.clock.sleep(SETTLE_MS).catch(() => undefined);
+          }
+          // Each report is the complete record: a later one in the lane replaces this one (the
+          // log chunks between them still go first, as they precede the later report).
+          const later = lane.items.find((it, i) => i > 0 && it.kind === 'status');
+          if (later?.kind === 'status') {
+            // A child run's first report carries its DAG snapshot: the replacement takes it over.
+            if (head.report.snapshotJson !== '' && later.report.snapshotJson === '')
+              later.report = { ...later.report, snapshotJson: head.report.snapshotJson };
+            lane.items.shift();
+            continue;
+          }
+          const report = head;
           lane.sending = 1;
           const ack = await this.#deps.client().report(report.report);
           lane.sending = 0;
