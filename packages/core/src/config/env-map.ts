@@ -121,7 +121,8 @@ export const ENV_MAP = [
     name: 'SVC_COORDINATOR_TLS_CERT_FILE',
     path: 'coordinator.tlsCertFile',
     kind: 'path',
-    description: 'PEM certificate: the coordinator serves TLS; a worker uses it as client cert (default none: plain gRPC).',
+    description:
+      'PEM certificate: the coordinator serves TLS; a worker uses it as client cert (default none: plain gRPC).',
   },
   {
     name: 'SVC_COORDINATOR_TLS_KEY_FILE',
@@ -133,7 +134,8 @@ export const ENV_MAP = [
     name: 'SVC_COORDINATOR_TLS_CA_FILE',
     path: 'coordinator.tlsCaFile',
     kind: 'path',
-    description: 'PEM CA bundle: workers verify the coordinator; the coordinator requires worker certs (default none).',
+    description:
+      'PEM CA bundle: workers verify the coordinator; the coordinator requires worker certs (default none).',
   },
   {
     name: 'SVC_WORKER_ID',
