@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,8 @@ beforeAll(async () => {
   redis = await startRedis();
   home = mkdtempSync(join(tmpdir(), 'trellis-e2e-fleet-'));
   grpcPort = await freePort();
+  // A custom queue whose cap must hold across both workers.
+  writeFileSync(join(home, 'config.yaml'), 'queues:\n  - name: fleetq\n    maxConcurrency: 1\n');
   server = spawn(
     process.execPath,
     [
@@ -171,6 +173,46 @@ describe('trellis start-all with SVC_REDIS_URL and two workers', { timeout: 60_0
     expect(text).toMatch(/^svc_workers\{health="healthy"\} 2$/m);
     expect(text).toMatch(/^svc_dispatch_latency_seconds_count [1-9]\d*$/m);
     expect(text).toMatch(/^svc_dispatch_queue_depth\{queue="gpu=true"\} 0$/m);
+  });
+
+  it('holds a named queue’s maxConcurrency across the whole fleet', async () => {
+    const spec =
+      'queue: fleetq\nworkerSelector:\n  region: any\nsteps:\n  - name: work\n    command: sleep 0.3\n';
+    // Two more workers with region=any, room for 2 runs each: 4 free slots, cap 1.
+    const whome = mkdtempSync(join(tmpdir(), 'trellis-e2e-worker-'));
+    const extra = await Promise.all(
+      ['e2e-any-1', 'e2e-any-2'].map((id) =>
+        spawnWorker({
+          id,
+          labels: { region: 'any' },
+          concurrency: 2,
+          coordinator: `127.0.0.1:${grpcPort}`,
+          redisUrl: redis.url,
+          home: whome,
+        }),
+      ),
+    );
+    workers.push(...extra);
+    expect((await call('POST', '/dags', { name: 'capped', spec })).status).toBe(201);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push((await call('POST', '/dags/capped/start', {})).body.dagRunId as string);
+    let maxRunning = 0;
+    for (let i = 0; i < 1500; i++) {
+      const states = await Promise.all(
+        ids.map(
+          async (id) =>
+            ((await call('GET', `/dag-runs/capped/${id}`)).body.dagRunDetails as { status: number })
+              .status,
+        ),
+      );
+      maxRunning = Math.max(maxRunning, states.filter((s) => s === 1).length);
+      if (states.every((s) => s === 4)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(maxRunning).toBe(1);
+    for (const id of ids) expect((await untilFinal('capped', id)).status).toBe(4);
+    await Promise.all(extra.map((w) => w.stop()));
   });
 
   it('stops a run executing on a worker through the API', async () => {
