@@ -2,67 +2,38 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const bin = join(root, 'packages', 'cli', 'bin', 'trellis.js');
+import { BIN, callApi, startAll } from './support/start-all.js';
 
 let home: string;
 let env: NodeJS.ProcessEnv;
 /** Every process a test started, killed at the end whatever happened. */
 const started: ChildProcess[] = [];
 
-/** A `trellis start-all` process on a free port over `home`. */
+/** A `trellis start-all` process on a free port over `home`, its API base and its output. */
 const startServer = async (): Promise<{
   proc: ChildProcess;
   base: string;
   output: () => string;
 }> => {
-  const proc = spawn(process.execPath, [bin, 'start-all', '--host', '127.0.0.1', '--port', '0'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  started.push(proc);
-  let output = '';
-  proc.stdout?.setEncoding('utf8');
-  proc.stderr?.setEncoding('utf8');
-  proc.stderr?.on('data', (c: string) => (output += c));
-  const base = await new Promise<string>((resolve, reject) => {
-    proc.stdout?.on('data', (c: string) => {
-      output += c;
-      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(output);
-      if (m?.[1]) resolve(`${m[1]}/api/v2`);
-    });
-    proc.once('exit', (code) => reject(new Error(`start-all exited ${String(code)}:\n${output}`)));
-  });
-  return { proc, base, output: () => output };
+  const s = await startAll(env);
+  started.push(s.proc);
+  return { proc: s.proc, base: `${s.url}/api/v2`, output: s.output };
 };
 
 const stopServer = async (proc: ChildProcess): Promise<void> => {
-  if (proc.exitCode !== null) return;
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
   proc.kill('SIGTERM');
   await once(proc, 'exit');
 };
 
 const cli = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8' });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 
-const json = async (base: string, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
-  };
-};
+const json = callApi;
 
 interface Run {
   dagRunId: string;
@@ -171,7 +142,7 @@ describe('queues through trellis start-all and the CLI', { timeout: 40_000 }, ()
   it('marks a run whose process was killed as failed and frees its slot (zombie detection)', async () => {
     const s = await startServer();
     try {
-      const fg = spawn(process.execPath, [bin, 'start', 'long', '--run-id', 'z1'], {
+      const fg = spawn(process.execPath, [BIN, 'start', 'long', '--run-id', 'z1'], {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -1,67 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const bin = join(root, 'packages', 'cli', 'bin', 'trellis.js');
+import { callApi, startAll, type StartAll } from './support/start-all.js';
 
 let home: string;
-let server: ChildProcess;
+let server: StartAll;
 let base: string;
-let output = '';
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'trellis-e2e-server-'));
-  server = spawn(process.execPath, [bin, 'start-all', '--host', '127.0.0.1', '--port', '0'], {
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout?.setEncoding('utf8');
-  server.stderr?.setEncoding('utf8');
-  server.stderr?.on('data', (c: string) => (output += c));
-  await new Promise<void>((resolve, reject) => {
-    server.stdout?.on('data', (c: string) => {
-      output += c;
-      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(output);
-      if (m?.[1]) {
-        base = `${m[1]}/api/v2`;
-        resolve();
-      }
-    });
-    server.once('exit', (code) =>
-      reject(new Error(`start-all exited with ${String(code)}:\n${output}`)),
-    );
-  });
+  server = await startAll({ PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home });
+  base = `${server.url}/api/v2`;
 });
 
 afterAll(async () => {
-  if (server.exitCode === null) {
-    server.kill('SIGTERM');
-    await once(server, 'exit');
-  }
+  await server.stop();
   rmSync(home, { recursive: true, force: true });
 });
 
-const call = async (
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> => {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-  };
-};
+const call = (method: string, path: string, body?: unknown) => callApi(base, method, path, body);
 
 /** Polls the run until it is final (the API is the only window into another process). */
 const untilFinal = async (name: string, id: string): Promise<Record<string, unknown>> => {
@@ -130,9 +88,7 @@ describe('trellis start-all (a real process on a real port)', () => {
   });
 
   it('shuts down on SIGTERM with exit 0', async () => {
-    server.kill('SIGTERM');
-    const [code] = (await once(server, 'exit')) as [number];
-    expect(code).toBe(0);
-    expect(output).toMatch(/Trellis stopped/);
+    expect(await server.stop()).toBe(0);
+    expect(server.output()).toMatch(/Trellis stopped/);
   });
 });

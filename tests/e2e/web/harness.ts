@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ROOT, startAll } from '../support/start-all.js';
+
+export { ROOT };
 
 /*
  * Browser tests of the web UI: the built `trellis start-all` on a free loopback port, driven by
@@ -13,12 +14,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
  * land in test-artifacts/web/ (gitignored).
  */
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const BIN = join(ROOT, 'packages', 'cli', 'bin', 'trellis.js');
 export const ARTIFACTS = join(ROOT, 'test-artifacts', 'web');
 const CHROMIUM = '/usr/lib/chromium/chromium';
-/** How the server is started: the built binary. */
-const LAUNCH: readonly string[] = [BIN];
 
 export interface Server {
   readonly url: string;
@@ -48,36 +45,15 @@ export const startServer = async (
   for (const [name, yaml] of Object.entries(dags))
     writeFileSync(join(home, 'dags', `${name}.yaml`), yaml);
   if (configYaml) writeFileSync(join(home, 'config.yaml'), configYaml);
-  const proc: ChildProcess = spawn(
-    process.execPath,
-    [...LAUNCH, 'start-all', '--host', '127.0.0.1', '--port', String(port), ...(extra.args ?? [])],
-    {
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home, ...extra.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const server = await startAll(
+    { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home, ...extra.env },
+    ['--port', String(port), ...(extra.args ?? [])],
   );
-  let output = '';
-  proc.stdout?.setEncoding('utf8');
-  proc.stderr?.setEncoding('utf8');
-  proc.stderr?.on('data', (c: string) => (output += c));
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout?.on('data', (c: string) => {
-      output += c;
-      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(output);
-      if (m?.[1]) resolve(m[1]);
-    });
-    proc.once('exit', (code) =>
-      reject(new Error(`start-all exited with ${String(code)}:\n${output}`)),
-    );
-  });
   return {
-    url,
+    url: server.url,
     home,
     stop: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) {
-        proc.kill('SIGTERM');
-        await once(proc, 'exit');
-      }
+      await server.stop();
       rmSync(home, { recursive: true, force: true });
     },
   };

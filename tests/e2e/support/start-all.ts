@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root and the built `trellis` binary the end-to-end tests drive. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const BIN = join(ROOT, 'packages', 'cli', 'bin', 'trellis.js');
+
+/** A running `trellis start-all`. */
+export interface StartAll {
+  readonly proc: ChildProcess;
+  /** `http://host:port[/basePath]` as the server printed it (the API is under `/api/v2`). */
+  readonly url: string;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** SIGTERM, and the exit code once it exited (null when a signal ended it). */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts the built `trellis start-all` on a free loopback port (`--port 0` unless `args` say
+ * otherwise) with exactly `env`, and resolves once it serves; rejects with its output when it
+ * exits first.
+ */
+export const startAll = async (
+  env: NodeJS.ProcessEnv,
+  args: readonly string[] = [],
+): Promise<StartAll> => {
+  const portGiven = args.includes('--port');
+  const proc = spawn(
+    process.execPath,
+    [BIN, 'start-all', '--host', '127.0.0.1', ...(portGiven ? [] : ['--port', '0']), ...args],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  proc.stdout?.setEncoding('utf8');
+  proc.stderr?.setEncoding('utf8');
+  proc.stderr?.on('data', (c: string) => (output += c));
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout?.on('data', (c: string) => {
+      output += c;
+      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(output);
+      if (m?.[1]) resolve(m[1]);
+    });
+    proc.once('exit', (code) =>
+      reject(new Error(`start-all exited with ${String(code)}:\n${output}`)),
+    );
+  });
+  return {
+    proc,
+    url,
+    output: () => output,
+    stop: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill('SIGTERM');
+      const [code] = (await once(proc, 'exit')) as [number | null];
+      return code;
+    },
+  };
+};
+
+/** A JSON call to the API under `base` (`.../api/v2`): status and parsed body (`{}` when empty). */
+export const callApi = async (
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
+};
