@@ -111,7 +111,10 @@ else
       die "cannot reach the docker engine (not running, or no access to its socket); start dockerd as root or join the docker group, or set SETUP_SKIP_SYSTEM=1"
     command -v dockerd >/dev/null 2>&1 || die "dockerd not found (is docker.io installed?)"
     # Detached from this script's stdio so a CI runner waiting for EOF is not held open.
-    setsid nohup dockerd </dev/null >>"$DOCKERD_LOG" 2>&1 &
+    # Descriptors above 2 are closed for the daemon: it outlives this script and must not keep
+    # a caller's lock file or pipe open (e.g. `flock some.lock bash scripts/setup.sh`).
+    setsid nohup bash -c 'for fd in /proc/self/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec dockerd' \
+      </dev/null >>"$DOCKERD_LOG" 2>&1 &
     DOCKERD_PID=$!
     for _ in $(seq 1 300); do
       docker info >/dev/null 2>&1 && break
