@@ -153,6 +153,11 @@ export class RunService implements ChildRunner {
   private readonly waiters = new Map<string, ((r: DagRunRecord) => void)[]>();
   /** Runs another process (or a worker) executes that hold a slot in the ledger, by run key. */
   private readonly foreign = new Set<string>();
+  /** Runs this process queued, as created, so their activation need not read them back. */
+  private readonly parked = new Map<
+    string,
+    { record: DagRunRecord; dag: Dag; localDags: readonly Dag[] }
+  >();
   /** Serialises activation and dequeue of one queued run. */
   private readonly leaving = new Map<string, Promise<unknown>>();
 
@@ -323,6 +328,7 @@ export class RunService implements ChildRunner {
         );
       }
       this.ledger?.release(ref);
+      this.parked.delete(refKey(ref));
       this.settle(run);
     });
   }
@@ -420,7 +426,10 @@ export class RunService implements ChildRunner {
     }
     // Only the queue process runs it; elsewhere nobody here learns when it ends.
     const done = this.ledger ? this.waitFor(record) : new Promise<DagRunRecord>(() => undefined);
-    this.ledger?.ready(ref);
+    if (this.ledger) {
+      this.parked.set(refKey(ref), { record, dag: req.dag, localDags: req.localDags });
+      this.ledger.ready(ref);
+    }
     return { record, queued: true, done };
   }
 
@@ -525,10 +534,14 @@ export class RunService implements ChildRunner {
    */
   private activateWaiting(w: WaitingRun): Promise<Activation> {
     const activatedAt = this.nowIso(); // now, in FIFO order: startedAt never runs against it
+    const parked = this.parked.get(refKey(w.ref));
+    this.parked.delete(refKey(w.ref));
     return this.leave(w.ref, async (): Promise<Activation> => {
+      // A run queued here is known as created; the compare-and-swap save below still notices
+      // a change another process made meanwhile.
       let record: DagRunRecord;
       try {
-        record = await this.deps.store.getRun(w.ref);
+        record = parked ? { ...parked.record } : await this.deps.store.getRun(w.ref);
       } catch (e) {
         if (AppError.is(e) && e.code === ErrorCode.NotFound) return { kind: 'gone' };
         throw e;
@@ -538,7 +551,7 @@ export class RunService implements ChildRunner {
         return { kind: 'gone' };
       }
       try {
-        const snapshot = await this.deps.store.getSnapshot(w.ref);
+        const snapshot = parked ?? (await this.deps.store.getSnapshot(w.ref));
         const dag = snapshot.dag as Dag;
         const localDags = snapshot.localDags as Dag[];
         if (this.isRemote(dag)) {
@@ -566,6 +579,7 @@ export class RunService implements ChildRunner {
 
   /** Marks a run that is still queued as failed with `error` (it will never start). */
   private async failQueued(ref: RunRef, error: string): Promise<void> {
+    this.parked.delete(refKey(ref));
     const run = await this.deps.store.getRun(ref).catch(() => undefined);
     if (run?.status !== RunStatus.Queued) return;
     const expectRevision = run.revision;
@@ -627,6 +641,7 @@ export class RunService implements ChildRunner {
         (rec.status !== RunStatus.Queued && rec.status !== RunStatus.Running)
       ) {
         this.foreign.delete(key);
+        this.parked.delete(key);
         ledger.release(ref);
         if (rec) this.settle(rec);
       }
