@@ -135,6 +135,9 @@ interface AdmitRequest {
 
 const refKey = (r: RunRef): string => `${r.name}/${r.dagRunId}`;
 
+/** How often a run start applies its DAG's `histRetentionDays` (per DAG, per process). */
+const RETENTION_EVERY_MS = 60_000;
+
 /**
  * The run use cases (ARCHITECTURE.md section 5, `services`): start, retry, stop, restart and
  * dry-run of DAG runs in this process, child runs, and recovery of runs whose owner died.
@@ -158,6 +161,8 @@ export class RunService implements ChildRunner {
     string,
     { record: DagRunRecord; dag: Dag; localDags: readonly Dag[] }
   >();
+  /** When this process last applied `histRetentionDays` to a DAG at a run start (ms). */
+  private readonly retainedAt = new Map<string, number>();
   /** Serialises activation and dequeue of one queued run. */
   private readonly leaving = new Map<string, Promise<unknown>>();
 
@@ -927,6 +932,11 @@ export class RunService implements ChildRunner {
    * child runs. It runs beside the new run and never fails it; the run log says what happened.
    */
   private applyRetention(dag: Dag, recorder: RunRecorder): void {
+    // Retention counts in days: once a minute per DAG is plenty, and a burst of starts does not
+    // scan the DAG's history once per run.
+    const now = this.deps.clock.now().getTime();
+    if (now - (this.retainedAt.get(dag.name) ?? -Infinity) < RETENTION_EVERY_MS) return;
+    this.retainedAt.set(dag.name, now);
     this.deps.store
       .deleteRunsOlderThan(dag.name, dag.histRetentionDays)
       .then((n) => {
