@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -199,6 +200,53 @@ describe('tracing against an OTLP/HTTP receiver', () => {
       ),
     );
     expect((await store.getRun(final)).status).toBe(RunStatus.Succeeded);
+  });
+
+  it('with insecure, exports to an https collector whose certificate does not verify; without, refuses it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trellis-otel-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        ...[
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+        ],
+        ...['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      ],
+      { stdio: 'ignore' },
+    );
+    const secure = await OtlpReceiver.start({
+      key: readFileSync(join(dir, 'key.pem'), 'utf8'),
+      cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+    });
+    try {
+      expect(secure.endpoint).toMatch(/^https:/);
+      const otel = (insecure: boolean): string =>
+        `otel:\n  enabled: true\n  endpoint: ${secure.endpoint}\n  insecure: ${insecure}\n  timeout: 5s\n`;
+      dag('trusting', `${otel(true)}steps:\n  - name: a\n    command: "true"\n`);
+      dag('strict', `${otel(false)}steps:\n  - name: a\n    command: "true"\n`);
+      const { runs } = service(tracer);
+      const trusting = await (await runs.start({ dag: 'trusting' })).done;
+      await tracer.forceFlush();
+      const spans = await secure.waitFor((xs) => xs.some((x) => x.name === 'run trusting'));
+      expect(spans.some((x) => x.name === 'step a')).toBe(true);
+      expect(trusting.status).toBe(RunStatus.Succeeded);
+      const strict = await (await runs.start({ dag: 'strict' })).done;
+      await tracer.forceFlush();
+      expect(strict.status).toBe(RunStatus.Succeeded); // a refused export never fails a run
+      expect(secure.spans.some((x) => x.name === 'run strict')).toBe(false);
+      expect(warnings.join('\n')).toMatch(/trace export to https:.* failed/);
+    } finally {
+      await secure.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('turns tracing off for a run whose endpoint is unusable, saying why in the run log', async () => {

@@ -1,5 +1,6 @@
 import { EventEmitter, once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import {
@@ -92,13 +93,17 @@ export class OtlpReceiver {
   readonly #events = new EventEmitter();
   readonly #server: Server;
 
-  private constructor(server: Server) {
+  readonly #secure: boolean;
+
+  private constructor(server: Server, secure: boolean) {
     this.#server = server;
+    this.#secure = secure;
   }
 
-  static async start(): Promise<OtlpReceiver> {
-    const server = createServer();
-    const receiver = new OtlpReceiver(server);
+  /** Starts the receiver; with `tls` (PEM key and certificate) it serves https. */
+  static async start(tls?: { key: string; cert: string }): Promise<OtlpReceiver> {
+    const server: Server = tls ? createHttpsServer(tls) : createServer();
+    const receiver = new OtlpReceiver(server, tls !== undefined);
     server.on('request', (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -125,9 +130,10 @@ export class OtlpReceiver {
     return receiver;
   }
 
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (`https://` when started with TLS) */
   get endpoint(): string {
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+    const scheme = this.#secure ? 'https' : 'http';
+    return `${scheme}://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
   }
 
   /** Resolves once the received spans satisfy `done` (checked after every export). */
