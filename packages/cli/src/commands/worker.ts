@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { ConfigError, loadConfig, systemClock } from '@trellis/core';
 import { currentOwner } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
+import { VERSION } from '../version.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './common.js';
@@ -79,13 +80,16 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Usage;
   }
   // gRPC, BullMQ and the executors are loaded only by the command that needs them
-  const [{ CoordinatorClient }, { WorkerAgent, createRedis }, executors, { tlsOf }] =
+  const [{ CoordinatorClient }, { WorkerAgent, createRedis }, executors, { tlsOf }, { RunTracer }] =
     await Promise.all([
       import('@trellis/coordinator'),
       import('@trellis/dispatch'),
       import('@trellis/executors'),
       import('../wiring/fleet.js'),
+      import('@trellis/telemetry'),
     ]);
+  // runs of DAGs with `otel.enabled` are traced where they execute (the SDK loads only then)
+  const tracer = new RunTracer({ serviceVersion: VERSION, warn: (m) => io.err(`warning: ${m}`) });
   const { ShellCommandRunner, createExecutorSet } = executors;
   const id = config.worker.id || `${hostname()}@${process.pid}`;
   const tls = tlsOf(config);
@@ -103,7 +107,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     redis,
     clock: systemClock,
     executors: executorSet.executors,
-    runHooks: executorSet.runHooks,
+    runHooks: [tracer, ...executorSet.runHooks],
     commands: new ShellCommandRunner(),
     systemEnv: Object.fromEntries(
       Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined),
@@ -119,6 +123,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   await shutdownSignal(io);
   await agent.stop(graceSec === undefined ? SHUTDOWN_GRACE_MS : graceSec * 1000);
   redis.disconnect();
+  await tracer.shutdown(); // the last spans go out before the process exits
   io.out(`Trellis worker "${id}" stopped`);
   return ExitCode.Ok;
 };
