@@ -40,3 +40,22 @@ export const writeFileAtomic = async (
     if (!renamed) await unlink(temp).catch(() => undefined);
   }
 };
+
+/**
+ * Writes a new file (it must not exist) without a temporary name: for files in a folder nobody
+ * reads until it is renamed into place (a run's record and snapshot at creation). Synced to disk
+ * unless `durable` is false.
+ */
+export const writeNewFile = async (
+  path: string,
+  data: string | Uint8Array,
+  opts: { readonly durable?: boolean } = {},
+): Promise<void> => {
+  const fh = await open(path, 'wx');
+  try {
+    await fh.writeFile(data);
+    if (opts.durable !== false) await fh.sync();
+  } finally {
+    await fh.close();
+  }
+};

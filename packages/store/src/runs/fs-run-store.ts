@@ -12,7 +12,7 @@ import {
 } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
-import { writeFileAtomic } from '../fs/atomic-write.js';
+import { writeFileAtomic, writeNewFile } from '../fs/atomic-write.js';
 import { isExisting, isMissing, messageOf } from '../fs/fs-errors.js';
 import { DagIndex } from '../index-file/dag-index.js';
 import {
@@ -148,9 +148,10 @@ export class FsRunStore {
       await mkdir(temp);
       try {
         // Both files are in a private folder until the rename publishes it: write them together.
+        // Private until the rename publishes the folder: no temporary names needed inside it.
         await Promise.all([
-          writeFileAtomic(join(temp, SNAPSHOT_FILE), dag, { durable }),
-          writeFileAtomic(join(temp, STATUS_FILE), status, { durable }),
+          writeNewFile(join(temp, SNAPSHOT_FILE), dag, { durable }),
+          writeNewFile(join(temp, STATUS_FILE), status, { durable }),
         ]);
         await rename(temp, loc.dir);
       } catch (e) {
