@@ -1,9 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   freePort,
@@ -12,50 +9,30 @@ import {
   type PrivateRedis,
   type WorkerProcess,
 } from '@trellis/dispatch/testing';
+import {
+  callApi,
+  startAll,
+  untilFinal as untilFinalOf,
+  type StartAll,
+} from './support/start-all.js';
 
 /**
  * Distributed mode end to end (issue 6): `trellis start-all` with SVC_REDIS_URL serves the API and
  * the gRPC coordinator; two `trellis worker` processes with different labels; runs started through
  * the API go to the matching worker (admission -> dispatcher -> BullMQ -> worker -> coordinator).
  */
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const bin = join(root, 'packages', 'cli', 'bin', 'trellis.js');
 
 let redis: PrivateRedis;
 let home: string;
-let server: ChildProcess;
+let server: StartAll;
 let base: string;
 let grpcPort: number;
-let output = '';
 const workers: WorkerProcess[] = [];
 
-const call = async (
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> => {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-  };
-};
+const call = (method: string, path: string, body?: unknown) => callApi(base, method, path, body);
 
-/** Polls the run until it is final (the API is the only window into another process). */
-const untilFinal = async (name: string, id: string): Promise<Record<string, unknown>> => {
-  for (let i = 0; i < 1500; i++) {
-    const r = await call('GET', `/dag-runs/${name}/${id}`);
-    const d = r.body.dagRunDetails as { status: number } | undefined;
-    if (d && [2, 3, 4, 6].includes(d.status)) return d;
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  throw new Error(`run ${id} of ${name} did not finish:\n${output}`);
-};
+const untilFinal = (name: string, id: string) =>
+  untilFinalOf(base, name, id, { attempts: 1500, context: () => server.output() });
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -63,44 +40,11 @@ beforeAll(async () => {
   grpcPort = await freePort();
   // A custom queue whose cap must hold across both workers.
   writeFileSync(join(home, 'config.yaml'), 'queues:\n  - name: fleetq\n    maxConcurrency: 1\n');
-  server = spawn(
-    process.execPath,
-    [
-      bin,
-      'start-all',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-      '--coordinator-port',
-      String(grpcPort),
-    ],
-    {
-      env: {
-        PATH: '/usr/local/bin:/usr/bin:/bin',
-        HOME: home,
-        SVC_HOME: home,
-        SVC_REDIS_URL: redis.url,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  server = await startAll(
+    { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home, SVC_REDIS_URL: redis.url },
+    ['--coordinator-port', String(grpcPort)],
   );
-  server.stdout?.setEncoding('utf8');
-  server.stderr?.setEncoding('utf8');
-  server.stderr?.on('data', (c: string) => (output += c));
-  await new Promise<void>((resolve, reject) => {
-    server.stdout?.on('data', (c: string) => {
-      output += c;
-      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(output);
-      if (m?.[1]) {
-        base = `${m[1]}/api/v2`;
-        resolve();
-      }
-    });
-    server.once('exit', (code) =>
-      reject(new Error(`start-all exited with ${String(code)}:\n${output}`)),
-    );
-  });
+  base = `${server.url}/api/v2`;
   const whome = mkdtempSync(join(tmpdir(), 'trellis-e2e-worker-'));
   workers.push(
     ...(await Promise.all([
@@ -124,10 +68,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
-  if (server.exitCode === null) {
-    server.kill('SIGTERM');
-    await once(server, 'exit');
-  }
+  await server.stop();
   await redis.stop();
   rmSync(home, { recursive: true, force: true });
 }, 60_000);

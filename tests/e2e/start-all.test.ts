@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, startAll, type StartAll } from './support/start-all.js';
+import {
+  callApi,
+  startAll,
+  untilFinal as untilFinalOf,
+  type StartAll,
+} from './support/start-all.js';
 
 let home: string;
 let server: StartAll;
@@ -21,16 +26,7 @@ afterAll(async () => {
 
 const call = (method: string, path: string, body?: unknown) => callApi(base, method, path, body);
 
-/** Polls the run until it is final (the API is the only window into another process). */
-const untilFinal = async (name: string, id: string): Promise<Record<string, unknown>> => {
-  for (let i = 0; i < 500; i++) {
-    const r = await call('GET', `/dag-runs/${name}/${id}`);
-    const d = r.body.dagRunDetails as { status: number } | undefined;
-    if (d && [2, 3, 4, 6].includes(d.status)) return d;
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  throw new Error(`run ${id} of ${name} did not finish`);
-};
+const untilFinal = (name: string, id: string) => untilFinalOf(base, name, id);
 
 describe('trellis start-all (a real process on a real port)', () => {
   it('answers health', async () => {

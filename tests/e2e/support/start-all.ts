@@ -78,3 +78,24 @@ export const callApi = async (
     body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
   };
 };
+
+/**
+ * Polls a run over the API until it is final (the API is the only window into another process),
+ * at most `attempts` times 20 ms; the error carries `context()` (a server's output).
+ */
+export const untilFinal = async (
+  base: string,
+  name: string,
+  id: string,
+  opts: { attempts?: number; context?: () => string } = {},
+): Promise<Record<string, unknown>> => {
+  for (let i = 0; i < (opts.attempts ?? 500); i++) {
+    const r = await callApi(base, 'GET', `/dag-runs/${name}/${id}`);
+    const d = r.body.dagRunDetails as { status: number } | undefined;
+    if (d && [2, 3, 4, 6].includes(d.status)) return d;
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  throw new Error(
+    `run ${id} of ${name} did not finish${opts.context ? `:\n${opts.context()}` : ''}`,
+  );
+};
