@@ -12,7 +12,7 @@ import { dagRoutes } from '../packages/api/dist/routes/dags.routes.js';
 import { systemClock } from '../packages/core/dist/index.js';
 import { FsDagDefinitions } from '../packages/services/dist/index.js';
 import { FsRunStore } from '../packages/store/dist/index.js';
-import { pct } from './util.js';
+import { pct, writeFinishedRun } from './util.js';
 
 const FILES = 1000;
 const RUNS_PER_DAG = 10;
@@ -48,32 +48,8 @@ const seed = (home) => {
     const name = `dag-${String(d).padStart(4, '0')}`;
     writeFileSync(join(dagsDir, `${name}.yaml`), typical(d));
     for (let r = 0; r < RUNS_PER_DAG; r++) {
-      const id = `run-${r}`;
-      const dir = join(home, 'data', 'runs', name, id);
-      mkdirSync(dir, { recursive: true });
       const at = new Date(t0 + (d * RUNS_PER_DAG + r) * 60_000).toISOString();
-      const record = {
-        revision: 3,
-        name,
-        dagRunId: id,
-        root: { name, dagRunId: id },
-        status: 4,
-        createdAt: at,
-        queuedAt: '',
-        startedAt: at,
-        finishedAt: at,
-        log: '',
-        params: [],
-        nodes: [],
-        preconditions: [],
-        error: '',
-        queue: name,
-      };
-      writeFileSync(join(dir, 'status.json'), JSON.stringify(record));
-      writeFileSync(
-        join(dir, 'dag.json'),
-        JSON.stringify({ dag: { name, steps: [] }, localDags: [] }),
-      );
+      writeFinishedRun(home, name, `run-${r}`, at);
     }
   }
   return dagsDir;

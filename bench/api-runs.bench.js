@@ -6,40 +6,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pct, sleep, startServer } from './util.js';
+import { pct, sleep, startServer, writeFinishedRun } from './util.js';
 
-/** 10,000 finished runs over 100 DAGs, written as the store writes them (the index is rebuilt on first read). */
+/** 10,000 finished runs over 100 DAGs. */
 const seedHistory = (home) => {
   const t0 = Date.parse('2026-01-01T00:00:00Z');
   for (let d = 0; d < 100; d++) {
     const name = `hist-${String(d).padStart(3, '0')}`;
     for (let i = 0; i < 100; i++) {
       const id = `run-${String(d).padStart(3, '0')}-${String(i).padStart(4, '0')}`;
-      const dir = join(home, 'data', 'runs', name, id);
-      mkdirSync(dir, { recursive: true });
-      const at = new Date(t0 + (d * 100 + i) * 60_000).toISOString();
-      const record = {
-        revision: 3,
-        name,
-        dagRunId: id,
-        root: { name, dagRunId: id },
-        status: 4,
-        createdAt: at,
-        queuedAt: '',
-        startedAt: at,
-        finishedAt: at,
-        log: '',
-        params: [],
-        nodes: [],
-        preconditions: [],
-        error: '',
-        queue: name,
-      };
-      writeFileSync(join(dir, 'status.json'), JSON.stringify(record));
-      writeFileSync(
-        join(dir, 'dag.json'),
-        JSON.stringify({ dag: { name, steps: [] }, localDags: [] }),
-      );
+      writeFinishedRun(home, name, id, new Date(t0 + (d * 100 + i) * 60_000).toISOString());
     }
   }
 };

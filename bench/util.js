@@ -1,6 +1,8 @@
 // Shared pieces of the benchmarks: percentiles, and a `trellis start-all` server process with a
 // small JSON client (the server runs as its own process, as in production).
 import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The p-th percentile of `xs` (nearest rank). */
@@ -42,4 +44,32 @@ export const startServer = async (home, env = {}) => {
     await new Promise((r) => server.once('exit', r));
   };
   return { base, get, post, stop };
+};
+
+/**
+ * Writes a finished run of DAG `name` the way the store writes it (record and snapshot; the
+ * index is rebuilt on first read), created, started and finished at `at` (ISO).
+ */
+export const writeFinishedRun = (home, name, id, at) => {
+  const dir = join(home, 'data', 'runs', name, id);
+  mkdirSync(dir, { recursive: true });
+  const record = {
+    revision: 3,
+    name,
+    dagRunId: id,
+    root: { name, dagRunId: id },
+    status: 4,
+    createdAt: at,
+    queuedAt: '',
+    startedAt: at,
+    finishedAt: at,
+    log: '',
+    params: [],
+    nodes: [],
+    preconditions: [],
+    error: '',
+    queue: name,
+  };
+  writeFileSync(join(dir, 'status.json'), JSON.stringify(record));
+  writeFileSync(join(dir, 'dag.json'), JSON.stringify({ dag: { name, steps: [] }, localDags: [] }));
 };
