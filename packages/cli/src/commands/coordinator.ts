@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { systemClock } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
@@ -32,7 +31,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Usage;
   }
   // the wiring is loaded only by the commands that need it (CLI start-up time)
-  const { dagDefinitionsOf, makeRuntime } = await import('../wiring/runtime.js');
+  const { dagDefinitionsOf, ensureFolders, makeRuntime } = await import('../wiring/runtime.js');
   const { startSchedulerRole } = await import('../wiring/scheduler-role.js');
   const rt = await makeRuntime(
     io,
@@ -55,8 +54,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Usage;
   }
   const { config } = rt;
-  for (const dir of [config.paths.dagsDir, config.paths.dataDir, config.paths.logDir])
-    mkdirSync(dir, { recursive: true });
+  ensureFolders(config);
   try {
     await fleet.start();
   } catch (e) {

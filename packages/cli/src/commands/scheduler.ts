@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { systemClock } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
@@ -24,12 +23,11 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Usage;
   }
   // the wiring is loaded only by the commands that need it (CLI start-up time)
-  const { dagDefinitionsOf, makeRuntime } = await import('../wiring/runtime.js');
+  const { dagDefinitionsOf, ensureFolders, makeRuntime } = await import('../wiring/runtime.js');
   const { startSchedulerRole } = await import('../wiring/scheduler-role.js');
   const rt = await makeRuntime(io, { home: values.home, config: values.config, dags: values.dags });
   const { config } = rt;
-  for (const dir of [config.paths.dagsDir, config.paths.dataDir, config.paths.logDir])
-    mkdirSync(dir, { recursive: true });
+  ensureFolders(config);
   const defs = dagDefinitionsOf(rt, systemClock);
   const stop = new AbortController();
   const role = startSchedulerRole(rt, defs, systemClock, (l) => io.err(l), stop.signal);

@@ -8,6 +8,7 @@ import {
 } from '@trellis/core';
 import { EngineEvents } from '@trellis/engine';
 import { ShellCommandRunner, createExecutorSet } from '@trellis/executors';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsDagCatalog, FsDagDefinitions, RunService } from '@trellis/services';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
@@ -108,3 +109,12 @@ export const dagDefinitionsOf = (rt: Runtime, clock: Clock): FsDagDefinitions =>
     // the run index, not the record: listing 100 DAGs must not read 100 status files
     latestRun: async (name) => (await rt.store.listRuns({ name, limit: 1 }))[0],
   });
+
+/**
+ * Creates the DAGs, data and log folders of a fresh `SVC_HOME`, for the long-running roles (a
+ * server's health needs a writable data folder from the start).
+ */
+export const ensureFolders = (config: Readonly<Config>): void => {
+  for (const dir of [config.paths.dagsDir, config.paths.dataDir, config.paths.logDir])
+    mkdirSync(dir, { recursive: true });
+};

@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import {
   createWebAuth,
@@ -13,7 +12,7 @@ import { RunStatus, systemClock, type ConfigFlags } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { findWebRoot } from './web-root.js';
-import { dagDefinitionsOf, makeRuntime } from './runtime.js';
+import { dagDefinitionsOf, ensureFolders, makeRuntime } from './runtime.js';
 import { startSchedulerRole } from './scheduler-role.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from './shutdown.js';
 
@@ -48,9 +47,7 @@ export const serve = async (
   }
   const fleet = rt.fleet;
   const { config, store } = rt;
-  // A fresh SVC_HOME gets its folders, so health (a writable data folder) holds from the start.
-  for (const dir of [config.paths.dagsDir, config.paths.dataDir, config.paths.logDir])
-    mkdirSync(dir, { recursive: true });
+  ensureFolders(config);
   const clock = systemClock;
   const startedAt = clock.now();
   const dags = dagDefinitionsOf(rt, clock);
