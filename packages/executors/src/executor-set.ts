@@ -1,4 +1,5 @@
 import type Dockerode from 'dockerode';
+import type { ProcessRunner } from '@trellis/core';
 import type { Executor, ExecutorRegistry, RunHook, RunHookContext } from '@trellis/engine';
 import { HttpExecutor } from './http/http.executor.js';
 import { JqExecutor } from './jq/jq.executor.js';
@@ -11,6 +12,8 @@ export interface ExecutorSetOptions {
   readonly containerAuthConfig?: string | undefined;
   /** The Docker Engine client. @default the local socket */
   readonly docker?: Dockerode;
+  /** Starts shell steps' processes. @default a `NodeProcessRunner` (spawns from this process) */
+  readonly processes?: ProcessRunner;
 }
 
 /** Every executor of the spec's table but `dag` (the engine runs child DAGs itself). */
@@ -53,7 +56,7 @@ export const createExecutorSet = (o: ExecutorSetOptions = {}): ExecutorSet => {
   );
   return {
     executors: {
-      shell: new ShellExecutor(),
+      shell: new ShellExecutor(o.processes ? { processes: o.processes } : {}),
       http: new HttpExecutor(),
       jq: new JqExecutor(),
       docker: lazyExecutor(

@@ -44,7 +44,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
       coordinatorAdvertise: values['coordinator-advertise'],
       redisUrl: values['redis-url'],
     },
-    { fleet: true },
+    { fleet: true, spawner: true },
   );
   const fleet = rt.fleet;
   if (!fleet) {

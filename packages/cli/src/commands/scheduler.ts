@@ -25,7 +25,11 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   // the wiring is loaded only by the commands that need it (CLI start-up time)
   const { dagDefinitionsOf, ensureFolders, makeRuntime } = await import('../wiring/runtime.js');
   const { startSchedulerRole } = await import('../wiring/scheduler-role.js');
-  const rt = await makeRuntime(io, { home: values.home, config: values.config, dags: values.dags });
+  const rt = await makeRuntime(
+    io,
+    { home: values.home, config: values.config, dags: values.dags },
+    { spawner: true },
+  );
   const { config } = rt;
   ensureFolders(config);
   const defs = dagDefinitionsOf(rt, systemClock);

@@ -90,14 +90,18 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     ]);
   // runs of DAGs with `otel.enabled` are traced where they execute (the SDK loads only then)
   const tracer = new RunTracer({ serviceVersion: VERSION, warn: (m) => io.err(`warning: ${m}`) });
-  const { ShellCommandRunner, createExecutorSet } = executors;
+  const { ShellCommandRunner, SpawnerProcessRunner, createExecutorSet } = executors;
   const id = config.worker.id || `${hostname()}@${process.pid}`;
   const tls = tlsOf(config);
   const owner = currentOwner(id);
   const redis = createRedis(redisUrl);
   redis.on('error', () => undefined); // reconnects with back-off; BullMQ reports lasting trouble
+  // step processes start in a spawner process: a fork never stalls heartbeats and log delivery
+  const processes = new SpawnerProcessRunner();
+  processes.warm();
   const executorSet = createExecutorSet({
     containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,
+    processes,
   });
   const agent = new WorkerAgent({
     id,
@@ -108,7 +112,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     clock: systemClock,
     executors: executorSet.executors,
     runHooks: [tracer, ...executorSet.runHooks],
-    commands: new ShellCommandRunner(),
+    commands: new ShellCommandRunner(processes),
     systemEnv: Object.fromEntries(
       Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined),
     ),

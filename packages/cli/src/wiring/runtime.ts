@@ -7,7 +7,12 @@ import {
   type ConfigFlags,
 } from '@trellis/core';
 import { EngineEvents } from '@trellis/engine';
-import { ShellCommandRunner, createExecutorSet } from '@trellis/executors';
+import {
+  NodeProcessRunner,
+  ShellCommandRunner,
+  SpawnerProcessRunner,
+  createExecutorSet,
+} from '@trellis/executors';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsDagCatalog, FsDagDefinitions, RunService } from '@trellis/services';
@@ -47,6 +52,12 @@ export const makeRuntime = async (
     inheritTraceparent?: boolean;
     /** Coordinate workers when `redis.url` is set (start-all, coordinator); call `fleet.start()`. */
     fleet?: boolean;
+    /**
+     * Start step processes through a spawner process (`SpawnerProcessRunner`), for the
+     * long-running roles whose event loop serves the API or the queues; a one-shot CLI run spawns
+     * directly (no helper process to start for one run).
+     */
+    spawner?: boolean;
   } = {},
 ): Promise<Runtime> => {
   const { config } = loadConfig({ env: io.env, argv: flags, cwd: io.cwd });
@@ -72,8 +83,11 @@ export const makeRuntime = async (
       ? (await import('./fleet.js')).makeFleet(config, store, clock, (l) => io.err(l))
       : undefined;
   // spec: registryAuths; CONTAINER_AUTH_CONFIG (the peer's DOCKER_AUTH_CONFIG also works)
+  const processes = opts.spawner ? new SpawnerProcessRunner() : new NodeProcessRunner();
+  if (processes instanceof SpawnerProcessRunner) processes.warm();
   const executorSet = createExecutorSet({
     containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,
+    processes,
   });
   const runs = new RunService({
     store,
@@ -81,7 +95,7 @@ export const makeRuntime = async (
     clock,
     ids: uuidv7Generator(() => clock.now().getTime()),
     executors: executorSet.executors,
-    commands: new ShellCommandRunner(),
+    commands: new ShellCommandRunner(processes),
     processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
     systemEnv: definedEnv(io.env),
     defaultShell: config.defaultShell || io.env.SHELL || 'sh',

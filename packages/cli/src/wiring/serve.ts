@@ -35,7 +35,7 @@ export const serve = async (
   flags: ConfigFlags,
   opts: ServeOptions,
 ): Promise<ExitCode> => {
-  const rt = await makeRuntime(io, flags, { fleet: opts.withScheduler });
+  const rt = await makeRuntime(io, flags, { fleet: opts.withScheduler, spawner: true });
   if (rt.fleet) {
     try {
       await rt.fleet.start();

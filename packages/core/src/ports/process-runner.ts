@@ -6,11 +6,17 @@ export interface ProcessSpec {
   env: Readonly<Record<string, string>>;
 }
 
-/** A started process. `exited` never rejects: a failure to spawn resolves with exit code 127. */
+/**
+ * A started process. `started` resolves with its pid once it runs (undefined when it could not be
+ * started); `exited` never rejects: a failure to spawn resolves with exit code 127.
+ */
 export interface RunningProcess {
-  readonly pid: number | undefined;
+  readonly started: Promise<number | undefined>;
   readonly exited: Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>;
-  /** Sends `signal` to the whole process group (step `signalOnStop`, default SIGTERM). */
+  /**
+   * Sends `signal` to the whole process group (step `signalOnStop`, default SIGTERM); one sent
+   * before the process runs is delivered as soon as it does.
+   */
   kill(signal: NodeJS.Signals): void;
 }
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import type { ProcessRunner, ProcessSpec, RunningProcess } from '@trellis/core';
+import { killGroup, startFailureMessage } from './process-group.js';
 
 type Exit = Awaited<RunningProcess['exited']>;
 
@@ -42,9 +42,9 @@ export class NodeProcessRunner implements ProcessRunner {
       });
     } catch (e) {
       // Synchronous refusals (e.g. a NUL byte in an argument) are failures to start too.
-      io.stderr.write(startFailureMessage(spec, e));
+      io.stderr.write(startFailureMessage(spec, e as NodeJS.ErrnoException));
       return {
-        pid: undefined,
+        started: Promise.resolve(undefined),
         exited: Promise.resolve({ exitCode: 127, signal: null }),
         kill() {},
       };
@@ -53,7 +53,7 @@ export class NodeProcessRunner implements ProcessRunner {
     child.stderr?.pipe(io.stderr, { end: false });
     const pid = child.pid;
     return {
-      pid,
+      started: Promise.resolve(pid),
       exited: this.#whenExited(child, spec, io.stderr),
       kill: (sig) => killGroup(pid, sig),
     };
@@ -93,26 +93,3 @@ export class NodeProcessRunner implements ProcessRunner {
     });
   }
 }
-
-/** Signals the whole process group led by `pid`; a group that is already gone is not an error. */
-const killGroup = (pid: number | undefined, signal: NodeJS.Signals): void => {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
-  }
-};
-
-const startFailureMessage = (spec: ProcessSpec, e: unknown): string => {
-  const err = e as NodeJS.ErrnoException;
-  const why =
-    err.code === 'ENOENT' && !existsSync(spec.cwd)
-      ? `working directory ${spec.cwd} does not exist`
-      : err.code === 'ENOENT'
-        ? 'no such file or interpreter (ENOENT)'
-        : err.code === 'EACCES'
-          ? 'permission denied: is it executable? (EACCES)'
-          : err.message;
-  return `trellis: cannot start ${spec.command}: ${why}\n`;
-};

@@ -92,13 +92,15 @@ export class ShellExecutor implements Executor {
       try {
         proc.kill(signal);
       } catch (e) {
-        note(`cannot send ${signal} to process group ${proc.pid}: ${(e as Error).message}`);
+        note(`cannot send ${signal} to process group of ${spec.command}: ${(e as Error).message}`);
       }
     };
     const stopWatch = watchStop(ctx.stop, send);
     let exit: Awaited<RunningProcess['exited']>;
+    let pid: number | undefined;
     try {
-      if (proc.pid !== undefined) reportStart(onStart, proc.pid, send);
+      pid = await proc.started;
+      if (pid !== undefined) reportStart(onStart, pid, send);
       exit = await proc.exited;
     } catch (e) {
       // Only a throwing onStart gets here (a bug in the caller): do not leave the group running.
@@ -113,7 +115,7 @@ export class ShellExecutor implements Executor {
     return {
       exitCode: exit.exitCode,
       signal: exit.signal,
-      ...(proc.pid !== undefined ? { pid: proc.pid } : {}),
+      ...(pid !== undefined ? { pid } : {}),
       ...(capture ? { output: capture.text(), outputExceeded: capture.exceeded } : {}),
     };
   }

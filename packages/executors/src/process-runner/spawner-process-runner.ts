@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { ProcessRunner, ProcessSpec, RunningProcess } from '@trellis/core';
+import type { NodeProcessRunnerOptions } from './node-process-runner.js';
+import { killGroup, startFailureMessage } from './process-group.js';
+import { SPAWNER_SOURCE } from './spawner.source.js';
+
+type Exit = Awaited<RunningProcess['exited']>;
+type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+
+/** Messages from the spawner (see spawner.source.ts). */
+type FromSpawner =
+  | { t: 'started'; id: number; pid: number }
+  | { t: 'failed'; id: number; code?: string; message: string }
+  | { t: 'out'; id: number; fd: 1 | 2; data: Uint8Array }
+  | { t: 'exit'; id: number; exitCode: number | null; signal: NodeJS.Signals | null };
+
+/** A process started through the spawner, until its `exit` message. */
+interface Tracked {
+  readonly spec: ProcessSpec;
+  readonly io: Io;
+  pid: number | undefined;
+  /** Signals sent before the pid was known, delivered once it is. */
+  readonly early: NodeJS.Signals[];
+  /** Pipes paused in the spawner because their target wants no more for now. */
+  readonly paused: Set<1 | 2>;
+  readonly started: (pid: number | undefined) => void;
+  readonly exited: (exit: Exit) => void;
+}
+
+/**
+ * Starts child processes through a small helper process, the spawner, for the long-running roles
+ * (server, start-all, scheduler, worker). Node's `spawn` blocks the calling process until the
+ * child has exec'd: a fork of the whole process, about 2-3 ms on the 2-core machine and the
+ * largest single cost of a one-step run on the event loop that serves the API. A thread does not
+ * help: the fork stalls every thread of the process. The spawner forks instead, on the other
+ * core, and forwards the children's output with backpressure (a target whose `write` returns
+ * false pauses that pipe until it drains).
+ *
+ * Behaves like {@link NodeProcessRunner} otherwise: own process group, `kill` to the group (also
+ * before the pid is known), the output drain limit, exit code 127 and a message for a failed
+ * start. The spawner starts on first use (or `warm()`), keeps this process alive only while a
+ * child runs, and exits with it. If the spawner dies, its processes are reported as exited with
+ * a line on their stderr, and the next start creates a new one.
+ */
+export class SpawnerProcessRunner implements ProcessRunner {
+  readonly #drainMs: number;
+  #spawner: ChildProcess | undefined;
+  readonly #tracked = new Map<number, Tracked>();
+  #nextId = 0;
+
+  constructor(options: NodeProcessRunnerOptions = {}) {
+    this.#drainMs = options.outputDrainMs ?? 2000;
+  }
+
+  /** Starts the spawner now, so the first step does not wait for it (about 40 ms). */
+  warm(): void {
+    this.#helper();
+  }
+
+  start(spec: ProcessSpec, io: Io): RunningProcess {
+    const id = ++this.#nextId;
+    let started!: (pid: number | undefined) => void;
+    let exited!: (exit: Exit) => void;
+    const startedP = new Promise<number | undefined>((r) => (started = r));
+    const exitedP = new Promise<Exit>((r) => (exited = r));
+    const t: Tracked = { spec, io, pid: undefined, early: [], paused: new Set(), started, exited };
+    const helper = this.#helper();
+    this.#tracked.set(id, t);
+    if (this.#tracked.size === 1) hold(helper, true);
+    const { command, args, cwd, env } = spec;
+    helper.send({ t: 'spawn', id, command, args, cwd, env, drainMs: this.#drainMs });
+    return {
+      started: startedP,
+      exited: exitedP,
+      kill: (signal) => {
+        if (t.pid !== undefined) killGroup(t.pid, signal);
+        else if (this.#tracked.get(id) === t) t.early.push(signal);
+      },
+    };
+  }
+
+  #helper(): ChildProcess {
+    if (this.#spawner !== undefined) return this.#spawner;
+    // An empty environment: every child gets its own complete one with its request, and a
+    // NODE_OPTIONS (a loader, an inspector) of this process has no business in the spawner.
+    const helper = spawn(process.execPath, ['-e', SPAWNER_SOURCE], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+      env: {},
+    });
+    hold(helper, false);
+    helper.on('message', (m: FromSpawner) => this.#onMessage(helper, m));
+    const lost = (why: string): void => {
+      if (this.#spawner !== helper) return;
+      this.#spawner = undefined;
+      for (const [id, t] of this.#tracked) {
+        this.#tracked.delete(id);
+        t.io.stderr.write(`trellis: lost track of ${t.spec.command}: ${why}\n`);
+        t.started(t.pid);
+        t.exited({ exitCode: null, signal: null });
+      }
+    };
+    helper.on('error', (e) => lost(`the spawner process failed: ${e.message}`));
+    helper.on('exit', (code, signal) =>
+      lost(`the spawner process exited (${signal ?? `code ${code}`})`),
+    );
+    this.#spawner = helper;
+    return helper;
+  }
+
+  #onMessage(helper: ChildProcess, m: FromSpawner): void {
+    const t = this.#tracked.get(m.id);
+    if (t === undefined) return;
+    switch (m.t) {
+      case 'started':
+        t.pid = m.pid;
+        t.started(m.pid);
+        for (const signal of t.early.splice(0)) killGroup(m.pid, signal);
+        return;
+      case 'failed':
+        t.io.stderr.write(startFailureMessage(t.spec, m));
+        this.#finish(helper, m.id, t, { exitCode: 127, signal: null });
+        return;
+      case 'out':
+        this.#write(helper, m.id, t, m.fd, m.data);
+        return;
+      case 'exit':
+        this.#finish(helper, m.id, t, { exitCode: m.exitCode, signal: m.signal });
+    }
+  }
+
+  #write(helper: ChildProcess, id: number, t: Tracked, fd: 1 | 2, data: Uint8Array): void {
+    const target = fd === 1 ? t.io.stdout : t.io.stderr;
+    const chunk = Buffer.isBuffer(data)
+      ? data
+      : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    if (target.write(chunk) || t.paused.has(fd)) return;
+    t.paused.add(fd);
+    helper.send({ t: 'pause', id, fd });
+    target.once('drain', () => {
+      t.paused.delete(fd);
+      if (this.#tracked.get(id) === t) helper.send({ t: 'resume', id, fd });
+    });
+  }
+
+  #finish(helper: ChildProcess, id: number, t: Tracked, exit: Exit): void {
+    this.#tracked.delete(id);
+    if (this.#tracked.size === 0) hold(helper, false);
+    t.started(t.pid);
+    t.exited(exit);
+  }
+}
+
+/** Whether the spawner (its process handle and IPC channel) keeps this process alive. */
+const hold = (helper: ChildProcess, on: boolean): void => {
+  if (on) {
+    helper.ref();
+    helper.channel?.ref();
+  } else {
+    helper.unref();
+    helper.channel?.unref();
+  }
+};
