@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { rename, unlink } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { fd } from './fd.js';
 
 /** Prefix of temporary files; readers and rebuilds skip names that start with a dot. */
 export const TEMP_PREFIX = '.tmp-';
+
+const renameP = promisify(rename);
+const unlinkP = promisify(unlink);
 
 /** A temporary path next to `path` (same directory, so the rename is atomic). */
 export const tempPathFor = (path: string): string =>
@@ -27,17 +32,11 @@ export const writeFileAtomic = async (
   const temp = tempPathFor(path);
   let renamed = false;
   try {
-    const fh = await open(temp, 'wx');
-    try {
-      await fh.writeFile(data);
-      if (opts.durable !== false) await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(temp, path);
+    await writeNewFile(temp, data, opts);
+    await renameP(temp, path);
     renamed = true;
   } finally {
-    if (!renamed) await unlink(temp).catch(() => undefined);
+    if (!renamed) await unlinkP(temp).catch(() => undefined);
   }
 };
 
@@ -51,11 +50,11 @@ export const writeNewFile = async (
   data: string | Uint8Array,
   opts: { readonly durable?: boolean } = {},
 ): Promise<void> => {
-  const fh = await open(path, 'wx');
+  const file = await fd.open(path, 'wx');
   try {
-    await fh.writeFile(data);
-    if (opts.durable !== false) await fh.sync();
+    await fd.write(file, data);
+    if (opts.durable !== false) await fd.sync(file);
   } finally {
-    await fh.close();
+    await fd.close(file);
   }
 };

@@ -1,7 +1,10 @@
+import { read, stat as statCb } from 'node:fs';
 import { open, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { RunStatus } from '@trellis/core';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { fd } from '../fs/fd.js';
 import { errnoOf, isMissing, messageOf } from '../fs/fs-errors.js';
 import { newestFirst, toIndexedRun, type IndexedRun } from '../runs/run-filter.js';
 import { sameSummaryFields, type RunSummary } from '../runs/run-summary.js';
@@ -23,9 +26,23 @@ export interface DagIndexDeps {
   readonly now: () => Date;
 }
 
+const statP = promisify(statCb);
+const readP = (
+  file: number,
+  buf: Buffer,
+  offset: number,
+  length: number,
+  position: number,
+): Promise<number> =>
+  new Promise((resolve, reject) =>
+    read(file, buf, offset, length, position, (e, n) => (e ? reject(e) : resolve(n))),
+  );
+
 const READ_CHUNK_BYTES = 1 << 20;
 const NEWLINE = 0x0a;
 const MAX_APPEND_ATTEMPTS = 5;
+/** An index file with no append for this long is closed. */
+const APPEND_IDLE_MS = 1000;
 
 /**
  * The in-memory view of one DAG's append-only `index.jsonl` (one summary line per change; the
@@ -50,6 +67,9 @@ export class DagIndex {
   /** Complete lines read from the current file (the compaction trigger). */
   #lines = 0;
   #chain: Promise<void> = Promise.resolve();
+  /** The file open for appends (see `#closeWhenIdle`), with the inode it was opened as. */
+  #appendFile: { fd: number; ino: number } | undefined;
+  #idleTimer: NodeJS.Timeout | undefined;
   /** Puts waiting for the next write (group commit). */
   readonly #pending: { summary: RunSummary; resolve: () => void; reject: (e: unknown) => void }[] =
     [];
@@ -90,10 +110,15 @@ export class DagIndex {
   async #flushPuts(): Promise<void> {
     const batch = this.#pending.splice(0);
     try {
-      await this.#sync();
-      const lines: IndexLine[] = [];
       const latest = new Map<string, RunSummary>();
       for (const { summary } of batch) latest.set(keyOfSummary(summary), summary);
+      // Nothing new to say (a save that changed no summary field): no need to read the file.
+      if (this.#loaded && [...latest].every(([key, s]) => this.#holds(key, s))) {
+        batch.forEach((p) => p.resolve());
+        return;
+      }
+      await this.#sync();
+      const lines: IndexLine[] = [];
       for (const [key, summary] of latest) {
         const current = this.#entries.get(key)?.summary;
         if (current !== undefined && sameSummaryFields(current, summary)) continue;
@@ -108,7 +133,7 @@ export class DagIndex {
             l.summary.status !== RunStatus.Running &&
             l.summary.status !== RunStatus.NotStarted,
         );
-        await this.#append(lines.map(encodeIndexLine).join(''), durable);
+        await this.#append(lines.map(encodeIndexLine).join(''), lines.length, durable);
         lines.forEach((l) => this.#apply(l));
         await this.#maybeCompact();
       }
@@ -118,6 +143,12 @@ export class DagIndex {
     }
   }
 
+  /** True when the entry of `key` already has the fields of `summary` (revision aside). */
+  #holds(key: string, summary: RunSummary): boolean {
+    const current = this.#entries.get(key)?.summary;
+    return current !== undefined && sameSummaryFields(current, summary);
+  }
+
   /** Removes runs from the index (a deleted run and its children). */
   remove(keys: readonly string[]): Promise<void> {
     return this.#serial(async () => {
@@ -125,7 +156,7 @@ export class DagIndex {
       const present = keys.filter((k) => this.#entries.has(k));
       if (present.length === 0) return;
       const lines = present.map((key): IndexLine => ({ kind: 'del', key }));
-      await this.#append(lines.map(encodeIndexLine).join(''));
+      await this.#append(lines.map(encodeIndexLine).join(''), lines.length);
       lines.forEach((l) => this.#apply(l));
       await this.#maybeCompact();
     });
@@ -163,11 +194,11 @@ export class DagIndex {
   }
 
   async #sync(): Promise<void> {
-    let fh: FileHandle;
+    let file: number;
     try {
-      const st = await stat(this.#deps.path);
+      const st = await statP(this.#deps.path);
       if (this.#loaded && st.ino === this.#ino && st.size === this.#offset) return;
-      fh = await open(this.#deps.path, 'r');
+      file = await fd.open(this.#deps.path, 'r');
     } catch (e) {
       if (!isMissing(e)) throw e;
       await this.#rebuild(undefined);
@@ -176,26 +207,26 @@ export class DagIndex {
     let badLine: string | undefined;
     try {
       // fstat, not the path's stat: the file may have been replaced between the two.
-      const st = await fh.stat();
+      const st = await fd.stat(file);
       if (!this.#loaded || st.ino !== this.#ino || st.size < this.#offset) {
         this.#reset();
         this.#ino = st.ino;
       }
-      if (st.size > this.#offset) badLine = await this.#readFrom(fh, st.size);
+      if (st.size > this.#offset) badLine = await this.#readFrom(file, st.size);
       this.#loaded = true;
     } finally {
-      await fh.close();
+      await fd.close(file);
     }
     if (badLine !== undefined) await this.#rebuild(`unreadable line ${JSON.stringify(badLine)}`);
   }
 
   /** Applies the complete lines in [offset, size); returns the first unreadable line, if any. */
-  async #readFrom(fh: FileHandle, size: number): Promise<string | undefined> {
-    const buf = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  async #readFrom(file: number, size: number): Promise<string | undefined> {
+    const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, size - this.#offset));
     let carry = Buffer.alloc(0);
     let pos = this.#offset;
     while (pos < size) {
-      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
+      const bytesRead = await readP(file, buf, 0, Math.min(buf.length, size - pos), pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
       const data =
@@ -245,28 +276,69 @@ export class DagIndex {
   }
 
   /**
-   * Appends complete lines. Another process may compact or rebuild the file meanwhile (rename
-   * over it): when the file we wrote to is no longer the one at the path, the lines are written
-   * again to the new file. A duplicate is harmless (same key, same revision).
+   * Appends `count` complete lines. Another process may compact or rebuild the file meanwhile
+   * (rename over it): when the file we wrote to is no longer the one at the path, the lines are
+   * written again to the new file. A duplicate is harmless (same key, same revision). When the
+   * lines landed right at the end of what this index had read (nobody else appended), they are
+   * counted as read, so the next answer does not read them back.
    */
-  async #append(text: string, durable = true): Promise<void> {
+  async #append(text: string, count: number, durable = true): Promise<void> {
     for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
-      const fh = await open(this.#deps.path, 'a');
-      let written: number;
+      const file = (this.#appendFile ??= await this.#openForAppend());
       try {
-        await fh.write(text);
-        if (durable) await fh.datasync();
-        written = (await fh.stat()).ino;
-      } finally {
-        await fh.close();
+        await fd.write(file.fd, text);
+        if (durable) await fd.datasync(file.fd);
+      } catch (e) {
+        await this.#closeAppendFile();
+        throw e;
       }
-      const current = await stat(this.#deps.path).catch((e: unknown) => {
+      const current = await statP(this.#deps.path).catch((e: unknown) => {
         if (isMissing(e)) return undefined;
         throw e;
       });
-      if (current?.ino === written) return;
+      if (current?.ino !== file.ino) {
+        await this.#closeAppendFile(); // replaced meanwhile: write to the file now at the path
+        continue;
+      }
+      const bytes = Buffer.byteLength(text);
+      if (this.#loaded && file.ino === this.#ino && current.size === this.#offset + bytes) {
+        this.#offset += bytes;
+        this.#lines += count;
+      }
+      this.#closeWhenIdle();
+      return;
     }
     this.#deps.warn(`run index ${this.#deps.path} kept being replaced while appending; it may lag`);
+  }
+
+  async #openForAppend(): Promise<{ fd: number; ino: number }> {
+    const file = await fd.open(this.#deps.path, 'a');
+    try {
+      return { fd: file, ino: (await fd.stat(file)).ino };
+    } catch (e) {
+      await fd.close(file);
+      throw e;
+    }
+  }
+
+  /**
+   * The file stays open for appends while runs keep changing (two system calls fewer per line),
+   * and is closed once none came for `APPEND_IDLE_MS`, so idle DAGs hold no descriptor.
+   */
+  #closeWhenIdle(): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(
+      () => void this.#serial(() => this.#closeAppendFile()),
+      APPEND_IDLE_MS,
+    );
+    this.#idleTimer.unref();
+  }
+
+  async #closeAppendFile(): Promise<void> {
+    clearTimeout(this.#idleTimer);
+    const file = this.#appendFile;
+    this.#appendFile = undefined;
+    if (file !== undefined) await fd.close(file.fd).catch(() => undefined);
   }
 
   async #maybeCompact(): Promise<void> {
@@ -306,7 +378,7 @@ export class DagIndex {
           .join('');
         await writeFileAtomic(this.#deps.path, text);
         const late = await readCompleteLines(old, this.#offset);
-        if (late !== '') await this.#append(late);
+        if (late !== '') await this.#append(late, 0); // the index is reset and read again below
       } finally {
         await old.close();
       }

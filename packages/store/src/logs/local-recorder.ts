@@ -10,6 +10,8 @@ import { messageOf } from '../fs/fs-errors.js';
 /** What the local recorder needs from the store. */
 export interface LocalRecorderDeps {
   readonly runLogPath: string;
+  /** The run log's folder is known to exist (the store just made it). @default false */
+  readonly logDirExists?: boolean;
   readonly stepLogPaths: (key: string) => { stdoutPath: string; stderrPath: string };
   readonly save: (record: DagRunRecord) => Promise<void>;
   readonly clock: Clock;
@@ -78,7 +80,9 @@ export class LocalRunRecorder implements RunRecorder {
   #stream(): WriteStream {
     if (this.#runLog === undefined) {
       // Synchronous once per run: log() is synchronous by contract.
-      mkdirSync(dirname(this.runLogPath), { recursive: true });
+      const dir = dirname(this.runLogPath);
+      if (!this.#deps.logDirExists) mkdirSync(dir, { recursive: true });
+      this.#dirs.add(dir); // step logs live there too
       this.#runLog = appendStream(this.runLogPath, this.#deps.warn);
     }
     return this.#runLog;

@@ -51,6 +51,16 @@ describe('FsRunStore runs', () => {
     expect(existsSync(join(dir, 'logs/etl/run-0001'))).toBe(true);
   });
 
+  it("creates runs after the DAG's runs folder was deleted behind its back", async () => {
+    const store = newStore();
+    await store.createRun(makeRecord({ dagRunId: 'run-0001' }), snapshot);
+    rmSync(join(dir, 'data/runs/etl'), { recursive: true });
+    const again = makeRecord({ dagRunId: 'run-0002' });
+    await store.createRun(again, snapshot);
+    expect(await store.getRun(again)).toEqual(again);
+    expect((await store.listRuns({ name: 'etl' })).map((r) => r.dagRunId)).toEqual(['run-0002']);
+  });
+
   it('saves a new revision over the old one', async () => {
     const store = newStore();
     const rec = makeRecord();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   AppError,
@@ -12,7 +12,7 @@ import {
 } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
-import { writeFileAtomic, writeNewFile } from '../fs/atomic-write.js';
+import { tempPathFor, writeFileAtomic, writeNewFile } from '../fs/atomic-write.js';
 import { isExisting, isMissing, messageOf } from '../fs/fs-errors.js';
 import { DagIndex } from '../index-file/dag-index.js';
 import {
@@ -91,6 +91,10 @@ export class FsRunStore {
   readonly #deleter: RunDeleter;
   /** Revision this process last wrote to a running record's status file, by path. */
   readonly #written = new Map<string, number>();
+  /** Folders this process made or found (a DAG's runs folder), so a new run costs one mkdir. */
+  readonly #dirs = new Set<string>();
+  /** Log folders made by `createRun` whose run has no recorder yet (it need not make them). */
+  readonly #madeLogDirs = new Set<string>();
 
   constructor(options: FsRunStoreOptions) {
     this.#layout = new StoreLayout(options.dataDir, options.logDir);
@@ -142,10 +146,9 @@ export class FsRunStore {
       if (root !== undefined && !(await exists(this.#layout.locate(root).dir)))
         throw notFound('run', `${root.name}/${root.dagRunId}`);
       const parent = dirname(loc.dir);
-      await mkdir(parent, { recursive: true });
-      if (await exists(loc.dir)) throw alreadyExists(kind, record.dagRunId);
+      // A taken id shows when the rename meets the existing (never empty) folder.
       const temp = join(parent, `${TEMP_CREATE_PREFIX}${record.dagRunId}-${randomHex()}`);
-      await mkdir(temp);
+      await this.#mkdirIn(parent, temp);
       try {
         // Both files are in a private folder until the rename publishes it: write them together.
         // Private until the rename publishes the folder: no temporary names needed inside it.
@@ -159,11 +162,40 @@ export class FsRunStore {
         if (isExisting(e)) throw alreadyExists(kind, record.dagRunId);
         throw e;
       }
+      const logDir = this.#layout.runLogDir(record);
       await Promise.all([
-        mkdir(this.#layout.runLogDir(record), { recursive: true }),
+        mkdir(logDir, { recursive: true }).then(() => this.#noteLogDir(logDir)),
         this.#index(loc.indexDag).put(summary),
       ]);
     });
+  }
+
+  /** Remembers a log folder made for a new run, for its recorder (a bounded number of them). */
+  #noteLogDir(dir: string): void {
+    this.#madeLogDirs.add(dir);
+    // runs that execute elsewhere (a worker) never take theirs: forget the oldest
+    if (this.#madeLogDirs.size > MADE_LOG_DIRS_KEPT)
+      this.#madeLogDirs.delete(this.#madeLogDirs.values().next().value as string);
+  }
+
+  /**
+   * Makes the folder `dir` inside `parent`, creating `parent` first when this process has not
+   * seen it yet (a DAG's runs folder), or when it is gone (deleted meanwhile): one `mkdir` per run
+   * instead of a recursive one that checks every level.
+   */
+  async #mkdirIn(parent: string, dir: string): Promise<void> {
+    if (this.#dirs.has(parent)) {
+      try {
+        await mkdir(dir);
+        return;
+      } catch (e) {
+        if (!isMissing(e)) throw e;
+        this.#dirs.delete(parent);
+      }
+    }
+    await mkdir(parent, { recursive: true });
+    this.#dirs.add(parent);
+    await mkdir(dir);
   }
 
   /**
@@ -176,12 +208,22 @@ export class FsRunStore {
    */
   async saveRun(record: DagRunRecord): Promise<void> {
     const loc = locateForWrite(this.#layout, record);
-    const text = serializeRecord(record);
     const durable = isDurableStatus(record.status);
     const summary = toRunSummary(record);
     const statusPath = join(loc.dir, STATUS_FILE);
+    // The new content goes to a temporary file at once, outside the run's chain: consecutive
+    // saves of a run write (and sync) their files side by side; only the renames, which publish
+    // them, are applied one after another in call order.
+    const temp = tempPathFor(statusPath);
+    const written = writeNewFile(temp, serializeRecord(record), { durable }).then(
+      () => undefined,
+      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+    );
     await this.#saves.run(loc.dir, async () => {
+      let renamed = false;
       try {
+        const failed = await written;
+        if (failed !== undefined) throw failed;
         // The revision on disk is this process's own last one while it runs the run (only the
         // owner writes a running record), so it need not be read back at every save.
         const known = this.#written.get(statusPath);
@@ -190,12 +232,15 @@ export class FsRunStore {
         // Durable (fsync) for the states that must survive a power loss: queued and final. The
         // saves in between are atomic renames; after an OS crash a run left "running" is
         // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
-        await writeFileAtomic(statusPath, text, { durable: durable });
+        await rename(temp, statusPath);
+        renamed = true;
         if (durable) this.#written.delete(statusPath);
         else this.#written.set(statusPath, record.revision);
       } catch (e) {
         if (isMissing(e)) throw this.#notFound(record, storageRootOf(record));
         throw e;
+      } finally {
+        if (!renamed) await unlink(temp).catch(() => undefined);
       }
       await this.#index(loc.indexDag).put(summary);
     });
@@ -316,6 +361,7 @@ export class FsRunStore {
     const ref: RunRef = { name: record.name, dagRunId: record.dagRunId };
     return new LocalRunRecorder({
       runLogPath: this.#layout.runLogPath(ref),
+      logDirExists: this.#madeLogDirs.delete(this.#layout.runLogDir(record)),
       stepLogPaths: (key) => this.#layout.stepLogPaths(ref, key),
       save: (r) => this.saveRun(r),
       clock: this.#clock,
@@ -521,6 +567,9 @@ const exists = async (path: string): Promise<boolean> => {
 /** States whose record and index line are synced to disk (they must survive a power loss). */
 const isDurableStatus = (s: RunStatus): boolean =>
   s !== RunStatus.Running && s !== RunStatus.NotStarted;
+
+/** Log folders of new runs remembered for their recorders (beyond: the recorder makes sure). */
+const MADE_LOG_DIRS_KEPT = 1000;
 
 /** Lock file of {@link FsRunStore.saveRunIf} in a run's folder (dot-names are not runs). */
 const SWAP_LOCK = '.swap.lock';
