@@ -114,15 +114,28 @@ export const withRuntime = async (
 
 const SYMBOL: Record<number, string> = { 1: '>', 2: 'x', 3: '-', 4: 'ok', 5: 'skip', 6: '~' };
 
-/** Prints step transitions of the run `dagRunId` (and its children) as they happen. */
-export const followProgress = (
-  rt: Runtime,
-  io: CliIo,
-  dagRunId: () => string | undefined,
-): void => {
+/** A step transition as printed: `symbol` and `text` after the DAG prefix of a child run. */
+interface Transition {
+  readonly dagRunId: string;
+  readonly rootId: string;
+  readonly dagName: string;
+  readonly symbol: string;
+  readonly text: string;
+}
+
+/**
+ * Prints step transitions of a run (and of its children) as they happen. Returns `follow`, to be
+ * called with the run's id once it is known: transitions before that (a first step may start
+ * before `start` returns) are kept and printed then.
+ */
+export const followProgress = (rt: Runtime, io: CliIo): ((dagRunId: string) => void) => {
+  let root: string | undefined;
+  const early: Transition[] = [];
+  const print = (t: Transition, id: string): void => {
+    if (t.dagRunId !== id && t.rootId !== id) return;
+    io.out(`  ${t.symbol} ${t.dagRunId === id ? '' : `${t.dagName} > `}${t.text}`);
+  };
   rt.events.on('node:statusChanged', (record, name, status: NodeStatus) => {
-    const root = dagRunId();
-    if (root === undefined || (record.dagRunId !== root && record.root.dagRunId !== root)) return;
     if (status === 0) return;
     const node = [
       ...record.nodes,
@@ -131,16 +144,25 @@ export const followProgress = (
       record.onCancel,
       record.onExit,
     ].find((n) => n?.step.name === name);
-    const prefix = record.dagRunId === root ? '' : `${record.name} > `;
     const took =
       node && node.startedAt && node.finishedAt
         ? ` (${((Date.parse(node.finishedAt) - Date.parse(node.startedAt)) / 1000).toFixed(1)}s)`
         : '';
     const err = node?.error ? `: ${node.error}` : '';
-    io.out(
-      `  ${(SYMBOL[status] ?? '?').padEnd(4)} ${prefix}${name} ${status === 1 ? 'started' : nodeStatusLabel[status]}${status === 1 ? '' : took}${err}`,
-    );
+    const t: Transition = {
+      dagRunId: record.dagRunId,
+      rootId: record.root.dagRunId,
+      dagName: record.name,
+      symbol: (SYMBOL[status] ?? '?').padEnd(4),
+      text: `${name} ${status === 1 ? 'started' : `${nodeStatusLabel[status]}${took}${err}`}`,
+    };
+    if (root === undefined) early.push(t);
+    else print(t, root);
   });
+  return (dagRunId) => {
+    root = dagRunId;
+    for (const t of early.splice(0)) print(t, dagRunId);
+  };
 };
 
 /** The closing line of a foreground run, and its exit code: 0 only for a finished run. */
@@ -184,11 +206,9 @@ export const runInForeground = async (
   start: () => Promise<StartedRun>,
   startedLine: (record: DagRunRecord) => string,
 ): Promise<ExitCode> => {
-  const current: { id?: string } = {};
-  followProgress(rt, io, () => current.id);
+  const follow = followProgress(rt, io);
   const started = await start();
   const { name, dagRunId } = started.record;
-  current.id = dagRunId;
   if (started.queued) {
     io.out(
       `run ${dagRunId} of DAG "${name}" is queued in queue "${started.record.queue}" (it is full or others wait); ` +
@@ -196,8 +216,10 @@ export const runInForeground = async (
     );
     return ExitCode.Ok;
   }
-  io.out(startedLine(started.record));
+  // before anything is printed: whoever reacts to the output may signal at once
   const unhook = stopOnSignals(io, () => rt.runs.stop({ name, dagRunId }));
+  io.out(startedLine(started.record));
+  follow(dagRunId);
   try {
     return finishLine(io, await started.done);
   } finally {

@@ -121,6 +121,8 @@ class DagRunner {
   private resources: RunResources[] = [];
   private readonly notifying: Promise<void>[] = [];
   private dirty = false;
+  /** The record came without node records (they were made here, and are not on disk yet). */
+  private nodesAdded = false;
 
   constructor(
     private readonly deps: EngineDeps,
@@ -128,7 +130,10 @@ class DagRunner {
   ) {
     this.r = input.record;
     this.dag = input.dag;
-    if (this.r.nodes.length === 0) this.r.nodes = this.dag.steps.map(newNodeRecord);
+    if (this.r.nodes.length === 0) {
+      this.r.nodes = this.dag.steps.map(newNodeRecord);
+      this.nodesAdded = true;
+    }
     for (const n of this.r.nodes) this.byName.set(n.step.name, n);
     this.ancestors = ancestorsByStep(this.dag.steps);
   }
@@ -147,7 +152,8 @@ class DagRunner {
     const createdRunning = r.status === RunStatus.Running;
     r.status = RunStatus.Running;
     // A run that left a queue keeps the start its activation recorded (FIFO order shows in it).
-    if (!createdRunning || r.startedAt === '') r.startedAt = this.now();
+    const startedHere = !createdRunning || r.startedAt === '';
+    if (startedHere) r.startedAt = this.now();
     r.finishedAt = '';
     r.error = '';
     const onStop = (): void => this.stop();
@@ -157,8 +163,9 @@ class DagRunner {
       `run ${r.dagRunId} of DAG "${r.name}" started${this.input.dryRun ? ' (dry run)' : ''}`,
     );
     // Durable before anything else happens: whoever sees the run start finds it running on disk.
-    if (createdRunning) this.persist();
-    else await this.persistNow();
+    // A record created running, with its start and nodes, is on disk as it is here: no save.
+    if (!createdRunning) await this.persistNow();
+    else if (startedHere || this.nodesAdded) this.persist();
     this.input.onStarted?.(r);
     this.deps.events?.safeEmit('run:started', r);
     this.armTimeout();

@@ -48,6 +48,7 @@ const service = (ids = sequentialIdGenerator()) => {
 const dag = (name: string, yaml: string): void => writeFileSync(join(dags, `${name}.yaml`), yaml);
 
 /** Resolves when the named step of a run starts. */
+/** Resolves when `step` starts running: call it before starting the run (a step may start first). */
 const stepStarted = (events: EngineEvents, step: string): Promise<DagRunRecord> =>
   new Promise((resolve) => {
     const on = (r: DagRunRecord, name: string, status: number): void => {
@@ -150,8 +151,9 @@ describe('RunService on the file store and /bin/sh', () => {
   it('refuses to retry a running run, and a step that does not exist', async () => {
     dag('slow', 'steps:\n  - {name: wait, command: "sleep 30"}\n');
     const { runs, events } = service();
+    const waiting = stepStarted(events, 'wait');
     const started = await runs.start({ dag: 'slow' });
-    await stepStarted(events, 'wait');
+    await waiting;
     await expect(
       runs.retry({ name: 'slow', dagRunId: started.record.dagRunId }),
     ).rejects.toMatchObject({ code: 'already_running' });
@@ -169,8 +171,9 @@ describe('RunService on the file store and /bin/sh', () => {
     );
     const a = service();
     const b = service(sequentialIdGenerator('other-'));
+    const waiting = stepStarted(a.events, 'wait');
     const started = await a.runs.start({ dag: 'slow' });
-    await stepStarted(a.events, 'wait');
+    await waiting;
     await b.runs.stop({ name: 'slow', dagRunId: started.record.dagRunId });
     const final = await started.done;
     expect(final.status).toBe(RunStatus.Cancelled);
@@ -187,8 +190,9 @@ describe('RunService on the file store and /bin/sh', () => {
       'maxCleanUpTimeSec: 1\nsteps:\n  - name: ignore\n    command: trap "" TERM; echo ready; sleep 30 & wait\n',
     );
     const { runs, events } = service();
+    const ignoring = stepStarted(events, 'ignore');
     const started = await runs.start({ dag: 'stubborn' });
-    const running = await stepStarted(events, 'ignore');
+    const running = await ignoring;
     // the trap is in place once the step printed "ready" (bounded wait on its log file)
     const out = running.nodes[0]?.stdout ?? '';
     for (
@@ -207,8 +211,9 @@ describe('RunService on the file store and /bin/sh', () => {
   it('records a step killed by a signal from outside as failed with the signal', async () => {
     dag('victim', 'steps:\n  - {name: target, command: "sleep 30"}\n');
     const { runs, events, store } = service();
+    const targeted = stepStarted(events, 'target');
     const started = await runs.start({ dag: 'victim' });
-    await stepStarted(events, 'target');
+    await targeted;
     // wait until the process group is recorded, then kill it like an OOM killer would
     let pid: number | undefined;
     while (pid === undefined) {

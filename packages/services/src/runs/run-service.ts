@@ -17,6 +17,7 @@ import {
 import {
   applyParamOverrides,
   parseParamsInput,
+  newNodeRecord,
   runDag,
   type ChildRunRequest,
   type ChildRunResult,
@@ -999,7 +1000,8 @@ export class RunService implements ChildRunner {
       finishedAt: '',
       log: this.deps.store.runLogPath({ name: dag.name, dagRunId: o.dagRunId }),
       params: o.params,
-      nodes: o.nodes ?? [],
+      // complete from the start: the engine need not save it again before its first step
+      nodes: o.nodes ?? dag.steps.map(newNodeRecord),
       preconditions: [],
       error: '',
       owner: this.deps.processes.owner,
