@@ -3,7 +3,6 @@
 // and FsRunStore with 10,000 runs in history (10 per DAG) for `latestDAGRun`, read from the run
 // index (`listRuns({name, limit: 1})`); the last line compares reading each full record instead.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,7 +11,7 @@ import { dagRoutes } from '../packages/api/dist/routes/dags.routes.js';
 import { systemClock } from '../packages/core/dist/index.js';
 import { FsDagDefinitions } from '../packages/services/dist/index.js';
 import { FsRunStore } from '../packages/store/dist/index.js';
-import { pct, writeFinishedRun } from './util.js';
+import { flushToDisk, jsonClient, pct, writeFinishedRun } from './util.js';
 
 const FILES = 1000;
 const RUNS_PER_DAG = 10;
@@ -58,6 +57,7 @@ const seed = (home) => {
 export default async function run() {
   const home = mkdtempSync(join(tmpdir(), 'trellis-bench-dags-'));
   const dagsDir = seed(home);
+  flushToDisk();
   const store = new FsRunStore({
     dataDir: join(home, 'data'),
     logDir: join(home, 'logs'),
@@ -87,21 +87,8 @@ export default async function run() {
   };
   const server = createHttpApp(deps, [dagRoutes]).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const base = `http://127.0.0.1:${server.address().port}/api/v2`;
-  const fetchJson = (path) =>
-    new Promise((resolve, reject) => {
-      get(`${base}${path}`, { agent }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          if (res.statusCode !== 200)
-            reject(new Error(`${path}: ${res.statusCode} ${JSON.stringify(body)}`));
-          else resolve(body);
-        });
-      }).on('error', reject);
-    });
+  const client = jsonClient(`http://127.0.0.1:${server.address().port}/api/v2`);
+  const fetchJson = client.get;
   const measure = async (path, check) => {
     const lat = [];
     for (let i = 0; i < SAMPLES; i++) {
@@ -163,7 +150,7 @@ export default async function run() {
       `GET /dags?perPage=100, latest runs read as full records (store.latestRun): ${await measure('/dags?perPage=100', page('dag-0000'))}`,
     );
   } finally {
-    agent.destroy();
+    client.close();
     await new Promise((r) => server.close(r));
     rmSync(home, { recursive: true, force: true });
   }

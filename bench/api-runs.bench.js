@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pct, sleep, startServer, writeFinishedRun } from './util.js';
+import { flushToDisk, pct, sleep, startServer, writeFinishedRun } from './util.js';
 
 /** 10,000 finished runs over 100 DAGs. */
 const seedHistory = (home) => {
@@ -29,6 +29,7 @@ export default async function run() {
     'steps:\n  - {name: lines, command: "seq 1 200000"}\n',
   );
   seedHistory(home);
+  flushToDisk();
   // The server is its own process, as in production: clients must not share its event loop.
   const server = await startServer(home);
   const { get, post } = server;
