@@ -36,6 +36,7 @@ type UnaryFn<Req, Res> = (
 
 interface RawClient extends grpc.Client {
   Heartbeat: UnaryFn<HeartbeatRequest, HeartbeatResponse>;
+  Heartbeats(): grpc.ClientDuplexStream<HeartbeatRequest, HeartbeatResponse>;
   ClaimRun: UnaryFn<ClaimRequest, ClaimResponse>;
   ReportStatus: UnaryFn<StatusReport, StatusAck>;
   CancelRun: UnaryFn<CancelRequest, CancelAck>;
@@ -44,6 +45,16 @@ interface RawClient extends grpc.Client {
     cb: (e: grpc.ServiceError | null, res: LogAck) => void,
   ): grpc.ClientWritableStream<LogChunk>;
   WatchCommands(req: WatchRequest): grpc.ClientReadableStream<WorkerCommand>;
+}
+
+interface HeartbeatStream {
+  readonly call: grpc.ClientDuplexStream<HeartbeatRequest, HeartbeatResponse>;
+  readonly waiting: {
+    resolve: (r: HeartbeatResponse) => void;
+    reject: (e: Error) => void;
+  }[];
+  /** Rejects every waiting heartbeat with `e` and drops the stream. */
+  readonly fail: (e: Error) => void;
 }
 
 /**
@@ -55,6 +66,8 @@ export class CoordinatorClient {
   readonly #raw: RawClient;
   readonly #timeout: number;
   readonly #clock: Clock;
+  /** The open heartbeat stream and the heartbeats waiting for their replies, oldest first. */
+  #beats: HeartbeatStream | undefined;
 
   constructor(opts: CoordinatorClientOptions) {
     const Ctor = coordinatorService();
@@ -80,8 +93,59 @@ export class CoordinatorClient {
     });
   }
 
+  /**
+   * One heartbeat, on the client's heartbeat stream (opened on first use, and again after it
+   * broke). Replies come in request order; one that does not come within the call timeout
+   * rejects with DEADLINE_EXCEEDED and closes the stream, so the next heartbeat starts afresh.
+   */
   heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
-    return this.#unary(this.#raw.Heartbeat, req);
+    const beats = (this.#beats ??= this.#openBeats());
+    return new Promise((resolve, reject) => {
+      const replied = new AbortController();
+      this.#clock.sleep(this.#timeout, replied.signal).then(
+        () =>
+          beats.fail(
+            Object.assign(new Error('no heartbeat reply within the call timeout'), {
+              code: grpc.status.DEADLINE_EXCEEDED,
+            }),
+          ),
+        () => undefined, // replied (or failed) in time
+      );
+      beats.waiting.push({
+        resolve: (r) => {
+          replied.abort();
+          resolve(r);
+        },
+        reject: (e) => {
+          replied.abort();
+          reject(e);
+        },
+      });
+      beats.call.write(req);
+    });
+  }
+
+  #openBeats(): HeartbeatStream {
+    const call = this.#raw.Heartbeats();
+    const beats: HeartbeatStream = {
+      call,
+      waiting: [],
+      fail: (e) => {
+        if (this.#beats === beats) this.#beats = undefined;
+        call.cancel();
+        for (const w of beats.waiting.splice(0)) w.reject(e);
+      },
+    };
+    call.on('data', (res: HeartbeatResponse) => beats.waiting.shift()?.resolve(res));
+    call.on('error', (e) => beats.fail(e));
+    call.on('end', () =>
+      beats.fail(
+        Object.assign(new Error('the coordinator ended the heartbeat stream'), {
+          code: grpc.status.UNAVAILABLE,
+        }),
+      ),
+    );
+    return beats;
   }
 
   claim(req: ClaimRequest): Promise<ClaimResponse> {
@@ -114,6 +178,9 @@ export class CoordinatorClient {
   }
 
   close(): void {
+    this.#beats?.fail(
+      Object.assign(new Error('the client was closed'), { code: grpc.status.CANCELLED }),
+    );
     this.#raw.close();
   }
 }

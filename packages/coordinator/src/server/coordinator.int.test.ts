@@ -75,6 +75,45 @@ afterEach(async () => {
 });
 
 describe('coordinator over real gRPC', () => {
+  it('answers heartbeats on one stream in order, and a broken stream is replaced by the next beat', async () => {
+    const replies = await Promise.all(['w1', 'w2', 'w3'].map((id) => beat(id)));
+    expect(replies.map((r) => r.logDir)).toEqual([0, 1, 2].map(() => join(home, 'logs')));
+    expect(coordinator.workers().map((w) => w.id)).toEqual(['w1', 'w2', 'w3']);
+    // A bad request ends the stream with an error status...
+    await expect(beat('')).rejects.toMatchObject({ details: expect.stringMatching(/worker_id/) });
+    // ...and the next heartbeat opens a new one.
+    await expect(beat('w4')).resolves.toMatchObject({ logDir: join(home, 'logs') });
+    expect(coordinator.workers().map((w) => w.id)).toContain('w4');
+  });
+
+  it('fails a heartbeat the coordinator does not answer in time, and recovers once it is back', async () => {
+    await beat('w1');
+    const port = coordinator.port;
+    await coordinator.stop();
+    const quick = new CoordinatorClient({
+      address: `127.0.0.1:${port}`,
+      clock: systemClock,
+      callTimeoutMs: 300,
+    });
+    try {
+      await expect(
+        quick.heartbeat({
+          workerId: 'w1',
+          labels: {},
+          capacity: 1,
+          runningTasks: [],
+          incarnation: 'i1',
+          accepting: true,
+        }),
+      ).rejects.toMatchObject({ code: expect.any(Number) });
+    } finally {
+      quick.close();
+    }
+    coordinator = new Coordinator({ store, clock, logDir: join(home, 'logs'), port });
+    await coordinator.start();
+    await expect(beat('w1')).resolves.toMatchObject({ logDir: join(home, 'logs') });
+  });
+
   it('derives worker health from heartbeat age', async () => {
     await beat('w1');
     expect(coordinator.workers()[0]).toMatchObject({ id: 'w1', health: 'healthy' });

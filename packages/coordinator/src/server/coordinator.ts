@@ -108,6 +108,8 @@ export class Coordinator {
   readonly #saving = new Set<Promise<void>>();
   /** Open command streams per worker. */
   readonly #streams = new Map<string, grpc.ServerWritableStream<WatchRequest, WorkerCommand>>();
+  /** Open heartbeat streams (ended on stop, so the server can shut down). */
+  readonly #beatStreams = new Set<grpc.ServerDuplexStream<HeartbeatRequest, HeartbeatResponse>>();
   readonly #sweepStop = new AbortController();
   #sweep: Promise<void> | undefined;
   #server: grpc.Server | undefined;
@@ -168,6 +170,8 @@ export class Coordinator {
     await Promise.all([...this.#saving]);
     for (const s of this.#streams.values()) s.end();
     this.#streams.clear();
+    for (const s of this.#beatStreams) s.end(); // workers open a new one to the next coordinator
+    this.#beatStreams.clear();
     const server = this.#server;
     if (server) {
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
@@ -286,6 +290,22 @@ export class Coordinator {
         cb(internal(e));
       }
     };
+    const heartbeats = (
+      call: grpc.ServerDuplexStream<HeartbeatRequest, HeartbeatResponse>,
+    ): void => {
+      call.on('data', (req: HeartbeatRequest) => {
+        try {
+          call.write(this.#onHeartbeat(req));
+        } catch (e) {
+          call.emit('error', internal(e)); // ends the stream with that status
+        }
+      });
+      this.#beatStreams.add(call);
+      const forget = (): void => void this.#beatStreams.delete(call);
+      call.on('end', () => call.end());
+      call.on('close', forget);
+      call.on('error', forget); // a worker that went away: its heartbeats stop
+    };
     const claim: Unary<ClaimRequest, ClaimResponse> = (call, cb) => {
       this.#onClaim(call.request).then(
         (r) => cb(null, r),
@@ -332,6 +352,7 @@ export class Coordinator {
     };
     return {
       Heartbeat: heartbeat,
+      Heartbeats: heartbeats,
       ClaimRun: claim,
       ReportStatus: report,
       StreamLogs: streamLogs,
