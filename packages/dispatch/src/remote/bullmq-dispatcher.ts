@@ -10,6 +10,8 @@ export interface DispatchActivation {
   readonly record: DagRunRecord;
   readonly dag: Dag;
   readonly localDags: readonly Dag[];
+  /** The labels a worker must carry. @default the DAG's `workerSelector` (child runs give theirs) */
+  readonly selector?: Readonly<Record<string, string>>;
 }
 
 export interface BullmqDispatcherDeps {
@@ -22,8 +24,8 @@ export interface BullmqDispatcherDeps {
 
 /**
  * The remote implementation of the services' `RunDispatcher` (ARCHITECTURE.md section 2): a run
- * goes on the BullMQ queue named after the canonical form of its DAG's `workerSelector` (`any` for
- * none); the coordinator's registry answers whether a matching worker has a free slot.
+ * goes on the BullMQ queue named after the canonical form of its selector (its DAG's
+ * `workerSelector`, or the one a child run's step gives; `any` for none); the coordinator's registry answers whether a matching worker has a free slot.
  */
 export class BullmqDispatcher {
   readonly #deps: BullmqDispatcherDeps;
@@ -49,7 +51,7 @@ export class BullmqDispatcher {
 
   async dispatch(activation: RunActivationLike): Promise<void> {
     const { record, dag, localDags } = activation;
-    const selector = dag.workerSelector;
+    const selector = activation.selector ?? dag.workerSelector;
     const name = canonicalSelector(selector);
     this.#deps.coordinator.expect(record, selector);
     try {

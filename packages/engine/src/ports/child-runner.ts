@@ -15,7 +15,10 @@ export interface ChildRunRequest {
   readonly dagRunId: string;
   readonly parent: RunRef;
   readonly root: RunRef;
-  /** Labels a worker must carry to run it (the step's `workerSelector`). */
+  /**
+   * Labels a worker must carry to run it (the step's `workerSelector`; when empty, the child
+   * DAG's own `workerSelector` applies).
+   */
   readonly workerSelector: Readonly<Record<string, string>>;
   /** Environment of the parent step, passed on to the child's steps. */
   readonly env: Readonly<Record<string, string>>;
@@ -35,7 +38,10 @@ export interface ChildRunResult {
   readonly status: RunStatus;
   /** Output variables of every node of the child, name -> value. */
   readonly outputs: Readonly<Record<string, string>>;
-  /** Set when the child could not be started at all (unknown DAG, invalid definition). */
+  /**
+   * Set when the child could not be started at all (unknown DAG, invalid definition), or failed
+   * for a reason outside its steps (its worker was lost, no worker took it): the step's error.
+   */
   readonly error?: string;
 }
 

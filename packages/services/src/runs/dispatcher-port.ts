@@ -7,6 +7,11 @@ export interface RunActivation {
   /** The DAG snapshot the run executes (the one stored beside the record). */
   readonly dag: Dag;
   readonly localDags: readonly Dag[];
+  /**
+   * The labels a worker must carry to take the run. @default the DAG's `workerSelector` (a
+   * top-level run); a child run gives its step's selector, or its DAG's when the step has none.
+   */
+  readonly selector?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -23,8 +28,11 @@ export interface RunDispatcher {
   availability(selector: Readonly<Record<string, string>>): string | null;
   /** Hands the run to a worker; resolves once the hand-over is durable (the job is on its queue). */
   dispatch(activation: RunActivation): Promise<void>;
-  /** Asks the worker that runs `ref` to stop it; the run then ends cancelled. */
-  cancel(ref: RunRef): Promise<void>;
+  /**
+   * Asks the worker that runs `ref` (stored under `root`, a child run's root; default: itself) to
+   * stop it, or takes it off its dispatch queue; the run then ends cancelled.
+   */
+  cancel(ref: RunRef, root?: RunRef): Promise<void>;
   /** Calls `listener` whenever worker capacity may have grown (a worker joined or freed a slot). */
   onCapacity(listener: () => void): () => void;
 }

@@ -45,6 +45,7 @@ import {
   type WaitingRun,
 } from '../queues/run-queues.js';
 import type { RunDispatcher } from './dispatcher-port.js';
+import { RemoteChildRuns, effectiveSelector } from './remote-child-runs.js';
 import { retryNodes } from './retry-plan.js';
 import type { ProcessProbe, RunStorePort } from './run-store-port.js';
 
@@ -166,6 +167,8 @@ export class RunService implements ChildRunner {
   private readonly retainedAt = new Map<string, number>();
   /** Serialises activation and dequeue of one queued run. */
   private readonly leaving = new Map<string, Promise<unknown>>();
+  /** Child runs sent to workers by a selector (only with a dispatcher). */
+  private readonly remoteChildren: RemoteChildRuns | undefined;
 
   /** How many runs this process executes right now (children included). */
   get activeCount(): number {
@@ -194,6 +197,14 @@ export class RunService implements ChildRunner {
     this.customQueues = new Map((deps.queues ?? []).map((q) => [q.name, q]));
     if (deps.processQueues === true) this.ledger = this.newLedger();
     deps.dispatcher?.onCapacity(() => this.ledger?.pumpAll());
+    this.remoteChildren = deps.dispatcher
+      ? new RemoteChildRuns({
+          store: deps.store,
+          dispatcher: deps.dispatcher,
+          clock: deps.clock,
+          warn: (m) => this.warn(m),
+        })
+      : undefined;
   }
 
   private newLedger(): RunQueues {
@@ -603,7 +614,10 @@ export class RunService implements ChildRunner {
    * its slot without a deadline; a final one frees its slot at once.
    */
   onRemoteUpdate(record: DagRunRecord): void {
-    if (record.parent !== undefined) return;
+    if (record.parent !== undefined) {
+      this.remoteChildren?.onUpdate(record); // a child run sent to workers, waited for here
+      return;
+    }
     const ref = { name: record.name, dagRunId: record.dagRunId };
     if (record.status === RunStatus.Running) this.ledger?.markRunning(ref);
     else if (isFinalRunStatus(record.status)) {
@@ -890,7 +904,11 @@ export class RunService implements ChildRunner {
 
   // ---- ChildRunner ----------------------------------------------------------------------------
 
-  /** Runs a child DAG (`run:` steps) in this process, stored under its root run. */
+  /**
+   * Runs a child DAG (`run:` steps), stored under its root run: on workers when a dispatcher is
+   * configured and the step's `workerSelector` (or else the child DAG's) is not empty, otherwise
+   * in this process.
+   */
   async run(req: ChildRunRequest): Promise<ChildRunResult> {
     let dag: Dag | undefined = req.localDags.find((d) => d.name === req.target);
     let localDags = req.localDags;
@@ -910,6 +928,9 @@ export class RunService implements ChildRunner {
         };
       }
     }
+    const selector = effectiveSelector(req.workerSelector, dag.workerSelector);
+    if (this.remoteChildren && !req.dryRun && Object.keys(selector).length > 0)
+      return this.runOnWorkers(this.remoteChildren, req, dag, localDags, selector);
     const started = await this.launch(dag, localDags, {
       dagRunId: req.dagRunId,
       params: this.resolveParams(dag, req.params, false),
@@ -924,6 +945,41 @@ export class RunService implements ChildRunner {
     const outputs: Record<string, string> = {};
     for (const n of final.nodes) Object.assign(outputs, n.outputs);
     return { name: dag.name, dagRunId: final.dagRunId, status: final.status, outputs };
+  }
+
+  /** A child run for workers: stored queued under its root, then dispatched by `selector`. */
+  private async runOnWorkers(
+    remote: RemoteChildRuns,
+    req: ChildRunRequest,
+    dag: Dag,
+    localDags: readonly Dag[],
+    selector: Readonly<Record<string, string>>,
+  ): Promise<ChildRunResult> {
+    const record = this.newRecord(dag, {
+      dagRunId: req.dagRunId,
+      params: this.resolveParams(dag, req.params, false),
+      parent: req.parent,
+      root: req.root,
+      ...(req.traceparent !== undefined ? { traceparent: req.traceparent } : {}),
+      status: RunStatus.Queued,
+      queuedAt: this.nowIso(),
+    });
+    delete record.owner; // the worker that claims it becomes its owner
+    const final = await remote.run({ record, dag, localDags, selector }, req.abort);
+    const outputs: Record<string, string> = {};
+    for (const n of final.nodes) Object.assign(outputs, n.outputs);
+    // Why it failed when no step did (worker lost, no worker took it): the parent's step says.
+    const error =
+      final.status === RunStatus.Failed && final.error !== ''
+        ? `child DAG run ${final.dagRunId} of "${dag.name}" failed: ${final.error}`
+        : undefined;
+    return {
+      name: dag.name,
+      dagRunId: final.dagRunId,
+      status: final.status,
+      outputs,
+      ...(error !== undefined ? { error } : {}),
+    };
   }
 
   // ---- internals ------------------------------------------------------------------------------
