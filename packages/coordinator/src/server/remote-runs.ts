@@ -55,14 +55,17 @@ export class RemoteRuns {
     return [...this.#runs.values()].filter((r) => r.workerId === workerId);
   }
 
-  /** Top-level runs a worker executes (each takes one of its slots). */
+  /**
+   * Runs a worker took off a dispatch queue (each takes one of its slots): top-level runs and
+   * child runs dispatched on their own; not children running inside their parent's slot.
+   */
   slotsOf(workerId: string): number {
     let n = 0;
     for (const r of this.#runs.values())
       if (
         r.workerId === workerId &&
-        r.ref.dagRunId === r.root.dagRunId &&
-        r.ref.name === r.root.name
+        (r.dispatchedAtMs !== undefined ||
+          (r.ref.dagRunId === r.root.dagRunId && r.ref.name === r.root.name))
       )
         n++;
     return n;

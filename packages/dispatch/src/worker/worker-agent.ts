@@ -4,7 +4,9 @@ import { Worker, WaitingError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { RunStatus, type Clock } from '@trellis/core';
 import {
+  canonicalSelector,
   isUnavailable,
+  matchesSelector,
   type ClaimResponse,
   type CoordinatorClient,
   type HeartbeatResponse,
@@ -420,6 +422,8 @@ export class WorkerAgent implements ChildRunner {
   }
 
   // ---- child runs (call: steps) execute on this worker, recorded under their root -----------
+  // A child whose selector (the step's workerSelector, else the child DAG's) this worker's labels
+  // do not satisfy fails its step: a worker cannot dispatch (docs/decisions.md).
 
   async run(req: ChildRunRequest): Promise<ChildRunResult> {
     const dag = req.localDags.find((d) => d.name === req.target);
@@ -433,6 +437,12 @@ export class WorkerAgent implements ChildRunner {
     if (!dag)
       return fail(
         `child DAG ${JSON.stringify(req.target)} could not be started on worker "${this.#deps.id}": a worker runs child DAGs defined in the same file as their parent; move it into that file`,
+      );
+    const selector =
+      Object.keys(req.workerSelector).length > 0 ? req.workerSelector : dag.workerSelector;
+    if (!matchesSelector(this.#deps.labels, selector))
+      return fail(
+        `child DAG ${JSON.stringify(dag.name)} needs a worker with labels ${canonicalSelector(selector)}, but its parent runs on worker "${this.#deps.id}" (labels ${canonicalSelector(this.#deps.labels)}), and a worker does not dispatch child runs: give the parent DAG a workerSelector that matches workers with those labels, or remove the selector so the child runs beside its parent`,
       );
     const tokens = req.params.trim() === '' ? [] : tokenizeParams(req.params);
     const params = applyParamOverrides(dag.params, tokens).map((p) => ({
