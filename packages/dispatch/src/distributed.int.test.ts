@@ -1,10 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '@trellis/core';
+import { RunStatus, sequentialIdGenerator, systemClock } from '@trellis/core';
 import { CoordinatorClient } from '@trellis/coordinator';
-import type { DagRunRecord } from '@trellis/spec';
+import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
+import { FsDagCatalog, RunService, type RunServiceDeps } from '@trellis/services';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
+import { currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import {
   spawnWorker,
   startCoordinatorSide,
@@ -292,4 +295,193 @@ describe('distributed mode with worker processes', { timeout: 60_000 }, () => {
     expect(stored.status).toBe(2);
     expect(stored.error).toMatch(/worker "sleeper" was lost/);
   }, 60_000);
+});
+
+/**
+ * A step's own `workerSelector` sends its child DAG run to matching workers: the parent runs in
+ * this process (the coordinator's, as in start-all) with a RunService over the coordinator's store
+ * and dispatcher, as the CLI wires them.
+ */
+describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => {
+  let runs: RunService;
+  let dagsDir: string;
+  let unlisten: () => void;
+
+  beforeAll(() => {
+    dagsDir = mkdtempSync(join(tmpdir(), 'trellis-parent-dags-'));
+    mkdirSync(dagsDir, { recursive: true });
+    // Delegates to the side's current dispatcher (a coordinator restart replaces it).
+    const dispatcher: NonNullable<RunServiceDeps['dispatcher']> = {
+      availability: (sel) => side.dispatcher.availability(sel),
+      dispatch: (a) => side.dispatcher.dispatch(a),
+      cancel: (ref, root) => side.dispatcher.cancel(ref, root),
+      onCapacity: (l) => side.dispatcher.onCapacity(l),
+    };
+    runs = new RunService({
+      store: side.store,
+      dags: new FsDagCatalog(dagsDir),
+      clock: systemClock,
+      ids: sequentialIdGenerator('parent-'),
+      executors: { shell: new ShellExecutor() },
+      commands: new ShellCommandRunner(),
+      processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
+      systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dagsDir },
+      defaultShell: 'sh',
+      dispatcher,
+    });
+    const listener = (r: DagRunRecord): void => runs.onRemoteUpdate(r);
+    side.onRunUpdate.add(listener);
+    unlisten = () => side.onRunUpdate.delete(listener);
+  });
+
+  afterAll(() => {
+    unlisten();
+    rmSync(dagsDir, { recursive: true, force: true });
+  });
+
+  const dagFile = (name: string, yaml: string): void =>
+    writeFileSync(join(dagsDir, `${name}.yaml`), yaml);
+
+  /** The stored record of the first child run of a parent's first step. */
+  const childOf = (parent: DagRunRecord): Promise<DagRunRecord> => {
+    const ref = parent.nodes[0]?.children[0];
+    if (!ref) throw new Error(`run ${parent.dagRunId} started no child`);
+    const root: RunRef = { name: parent.name, dagRunId: parent.dagRunId };
+    return side.store.getRun({ name: ref.name, dagRunId: ref.dagRunId }, { root });
+  };
+
+  /** Resolves with the first record the coordinator writes for a run of `dagName` matching `pred`. */
+  const childUpdate = (
+    dagName: string,
+    pred: (r: DagRunRecord) => boolean,
+  ): Promise<DagRunRecord> =>
+    new Promise((resolve) => {
+      const l = (r: DagRunRecord): void => {
+        if (r.name !== dagName || r.parent === undefined || !pred(r)) return;
+        side.onRunUpdate.delete(l);
+        resolve(r);
+      };
+      side.onRunUpdate.add(l);
+    });
+
+  it('runs a call: step’s child on the worker its workerSelector names; the parent gets its outputs', async () => {
+    await Promise.all([worker('pool-a', { pool: 'a' }), worker('pool-b', { pool: 'b' })]);
+    await Promise.all([joined('pool-a'), joined('pool-b')]);
+    dagFile(
+      'calls-b',
+      [
+        'steps:',
+        '  - name: on-b',
+        '    call: child-b',
+        '    output: CHILD',
+        '    workerSelector:',
+        '      pool: b',
+        '  - name: show',
+        '    command: echo ${CHILD.outputs.WHERE}',
+        '',
+      ].join('\n'),
+    );
+    dagFile('child-b', 'steps:\n  - {name: where, command: echo from-b, output: WHERE}\n');
+    const final = await (await runs.start({ dag: 'calls-b' })).done;
+    expect(final.status).toBe(RunStatus.Succeeded);
+    expect(final.owner?.workerId).toBe('local'); // the parent ran here, not on a worker
+    const child = await childOf(final);
+    expect(child.status).toBe(RunStatus.Succeeded);
+    expect(child.owner?.workerId).toBe('pool-b');
+    expect(child.parent).toEqual({ name: 'calls-b', dagRunId: final.dagRunId });
+    expect(readFileSync(final.nodes[1]!.stdout, 'utf8')).toBe('from-b\n');
+    expect(readFileSync(child.log, 'utf8')).toMatch(
+      /handing the run to a worker with labels pool=b/,
+    );
+  });
+
+  it('routes a child by its own DAG’s workerSelector when the step has none', async () => {
+    await Promise.all([worker('pool-a2', { pool: 'a' }), worker('gpu-2', { gpu: 'true' })]);
+    await Promise.all([joined('pool-a2'), joined('gpu-2')]);
+    dagFile('calls-gpu', 'steps:\n  - {name: train, call: child-gpu, output: OUT}\n');
+    dagFile(
+      'child-gpu',
+      'workerSelector:\n  gpu: "true"\nsteps:\n  - {name: fit, command: echo fitted, output: FIT}\n',
+    );
+    const final = await (await runs.start({ dag: 'calls-gpu' })).done;
+    expect(final.status).toBe(RunStatus.Succeeded);
+    const child = await childOf(final);
+    expect(child.owner?.workerId).toBe('gpu-2');
+    expect(child.nodes[0]?.outputs).toEqual({ FIT: 'fitted' });
+  });
+
+  it('cancels the remote child when the parent is stopped', async () => {
+    await worker('pool-c', { pool: 'c' });
+    await joined('pool-c');
+    dagFile(
+      'calls-long',
+      'steps:\n  - name: wait\n    call: child-long\n    workerSelector:\n      pool: c\n',
+    );
+    dagFile('child-long', 'steps:\n  - sleep 30\n');
+    const childRunning = childUpdate('child-long', (r) => r.nodes[0]?.status === 1);
+    const started = await runs.start({ dag: 'calls-long' });
+    await childRunning;
+    const asked = Date.now();
+    await runs.stop(started.record);
+    const final = await started.done;
+    expect(final.status).toBe(RunStatus.Cancelled);
+    expect(final.nodes[0]?.status).toBe(3);
+    const child = await childOf(final);
+    expect(child.status).toBe(RunStatus.Cancelled);
+    expect(child.owner?.workerId).toBe('pool-c');
+    expect(Date.now() - asked).toBeLessThan(3_000);
+  });
+
+  it('fails the parent’s step with the worker-lost error when the child’s worker dies', async () => {
+    const w = await worker('pool-d', { pool: 'd' }, 1);
+    await joined('pool-d');
+    dagFile(
+      'calls-doomed',
+      'steps:\n  - name: wait\n    call: child-doomed\n    workerSelector:\n      pool: d\n',
+    );
+    dagFile('child-doomed', 'steps:\n  - sleep 60\n');
+    const childRunning = childUpdate('child-doomed', (r) => r.nodes[0]?.status === 1);
+    const started = await runs.start({ dag: 'calls-doomed' });
+    await childRunning;
+    w.kill('SIGKILL');
+    const final = await started.done;
+    expect(final.status).toBe(RunStatus.Failed);
+    expect(final.nodes[0]?.error).toMatch(/failed: worker "pool-d" was lost/);
+    const child = await childOf(final);
+    expect(child.status).toBe(RunStatus.Failed);
+  });
+
+  it('on a worker: runs a child its labels satisfy there, and fails a step whose selector they do not', async () => {
+    await worker('wa-1', { pool: 'wa' });
+    await joined('wa-1');
+    const parent = (childSelector: string): string =>
+      [
+        'name: on-wa',
+        'workerSelector:',
+        '  pool: wa',
+        'steps:',
+        '  - name: call-kid',
+        '    call: kid',
+        '    workerSelector:',
+        `      pool: ${childSelector}`,
+        '---',
+        'name: kid',
+        'steps:',
+        '  - echo kid',
+        '',
+      ].join('\n');
+    const same = newId();
+    await side.submit(parent('wa'), same);
+    const ok = await side.final(same);
+    expect(ok.status).toBe(RunStatus.Succeeded);
+    expect((await childOf(ok)).owner?.workerId).toBe('wa-1');
+    const other = newId();
+    await side.submit(parent('elsewhere'), other);
+    const failed = await side.final(other);
+    expect(failed.status).toBe(RunStatus.Failed);
+    expect(failed.owner?.workerId).toBe('wa-1');
+    expect(failed.nodes[0]?.error).toMatch(
+      /child DAG "kid" needs a worker with labels pool=elsewhere, but its parent runs on worker "wa-1" \(labels pool=wa\).*give the parent DAG a workerSelector/,
+    );
+  });
 });

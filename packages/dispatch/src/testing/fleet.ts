@@ -18,6 +18,8 @@ export interface CoordinatorSide {
   /** Stops the coordinator, waits `downMs`, and starts a new one on the same port and store. */
   restartCoordinator(downMs: number): Promise<void>;
   readonly updates: DagRunRecord[];
+  /** Hears every record the coordinator writes (a RunService's `onRemoteUpdate`). */
+  readonly onRunUpdate: Set<(record: DagRunRecord) => void>;
   /** Resolves with the run's record once it is final. */
   final(dagRunId: string): Promise<DagRunRecord>;
   /** Creates a run of `yaml`'s DAG in the store and dispatches it. */
@@ -44,6 +46,7 @@ export const startCoordinatorSide = async (
   });
   const updates: DagRunRecord[] = [];
   const waiters = new Map<string, (r: DagRunRecord) => void>();
+  const listeners = new Set<(record: DagRunRecord) => void>();
   const makeCoordinator = (port: number): Coordinator =>
     new Coordinator({
       store,
@@ -53,6 +56,7 @@ export const startCoordinatorSide = async (
       onRunUpdate: (r) => {
         updates.push(structuredClone(r));
         if ([2, 3, 4, 6].includes(r.status)) waiters.get(r.dagRunId)?.(r);
+        for (const l of listeners) l(r);
       },
     });
   let coordinator = makeCoordinator(opts.port ?? 0);
@@ -87,6 +91,7 @@ export const startCoordinatorSide = async (
       await dispatcher.start();
     },
     updates,
+    onRunUpdate: listeners,
     final: async (id) => {
       const found = updates.find((u) => u.dagRunId === id && [2, 3, 4, 6].includes(u.status));
       if (found) return found;
