@@ -98,7 +98,6 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   redis.on('error', () => undefined); // reconnects with back-off; BullMQ reports lasting trouble
   // step processes start in a spawner process: a fork never stalls heartbeats and log delivery
   const processes = new SpawnerProcessRunner();
-  processes.warm();
   const executorSet = createExecutorSet({
     containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,
     processes,

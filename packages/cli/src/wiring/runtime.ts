@@ -84,7 +84,6 @@ export const makeRuntime = async (
       : undefined;
   // spec: registryAuths; CONTAINER_AUTH_CONFIG (the peer's DOCKER_AUTH_CONFIG also works)
   const processes = opts.spawner ? new SpawnerProcessRunner() : new NodeProcessRunner();
-  if (processes instanceof SpawnerProcessRunner) processes.warm();
   const executorSet = createExecutorSet({
     containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,
     processes,

@@ -38,9 +38,10 @@ interface Tracked {
  *
  * Behaves like {@link NodeProcessRunner} otherwise: own process group, `kill` to the group (also
  * before the pid is known), the output drain limit, exit code 127 and a message for a failed
- * start. The spawner starts on first use (or `warm()`), keeps this process alive only while a
- * child runs, and exits with it. If the spawner dies, its processes are reported as exited with
- * a line on their stderr, and the next start creates a new one.
+ * start. The spawner starts with the runner (so the first step does not wait about 40 ms for
+ * it), keeps this process alive only while a child runs, and exits with it. If the spawner dies,
+ * its processes are reported as exited with a line on their stderr, and the next start creates a
+ * new one.
  */
 export class SpawnerProcessRunner implements ProcessRunner {
   readonly #drainMs: number;
@@ -50,10 +51,6 @@ export class SpawnerProcessRunner implements ProcessRunner {
 
   constructor(options: NodeProcessRunnerOptions = {}) {
     this.#drainMs = options.outputDrainMs ?? 2000;
-  }
-
-  /** Starts the spawner now, so the first step does not wait for it (about 40 ms). */
-  warm(): void {
     this.#helper();
   }
 
