@@ -1,25 +1,25 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ErrorCode,
   RunStatus,
   sequentialIdGenerator,
-  systemClock,
   type Clock,
+  type IdGenerator,
 } from '@trellis/core';
-import { EngineEvents } from '@trellis/engine';
-import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
-import type { DagRunRecord, RunRef } from '@trellis/spec';
-import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
+import type { EngineEvents } from '@trellis/engine';
+import type { DagRunRecord } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
 import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
-import type { RunActivation, RunDispatcher } from '../runs/dispatcher-port.js';
-import { RunService } from '../runs/run-service.js';
+import type { RunDispatcher } from '../runs/dispatcher-port.js';
+import { fakeDispatcher } from '../testing/fake-dispatcher.js';
+import {
+  createTempHome,
+  finishedRuns,
+  localRunService,
+  type TempHome,
+} from '../testing/local-run-service.js';
 
-let home: string;
-let dagsDir: string;
+let t: TempHome;
 
 const service = (
   o: {
@@ -27,43 +27,19 @@ const service = (
     queues?: { name: string; maxConcurrency: number }[];
     clock?: Clock;
     dispatcher?: RunDispatcher;
-    ids?: ReturnType<typeof sequentialIdGenerator>;
+    ids?: IdGenerator;
   } = {},
-) => {
-  const events = new EngineEvents();
-  events.setMaxListeners(0);
-  const clock = o.clock ?? systemClock;
-  const store = new FsRunStore({ dataDir: join(home, 'data'), logDir: join(home, 'logs'), clock });
-  const runs = new RunService({
-    store,
-    dags: new FsDagCatalog(dagsDir),
-    clock,
-    ids: o.ids ?? sequentialIdGenerator(),
-    executors: { shell: new ShellExecutor() },
-    commands: new ShellCommandRunner(),
-    processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
-    systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
-    defaultShell: 'sh',
-    events,
+) =>
+  localRunService(t, {
+    maxListeners: 0,
     queues: o.queues ?? [],
     processQueues: o.ledger ?? true,
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.ids ? { ids: o.ids } : {}),
     ...(o.dispatcher ? { dispatcher: o.dispatcher } : {}),
   });
-  return { runs, store, events };
-};
 
-const dag = (name: string, yaml: string): void =>
-  writeFileSync(join(dagsDir, `${name}.yaml`), yaml);
-
-/** Resolves when `n` runs finished (engine events). */
-const finishedRuns = (events: EngineEvents, n: number): Promise<DagRunRecord[]> =>
-  new Promise((resolve) => {
-    const seen: DagRunRecord[] = [];
-    events.on('run:finished', (r) => {
-      seen.push(r);
-      if (seen.length === n) resolve(seen);
-    });
-  });
+const dag = (name: string, yaml: string): void => t.dag(name, yaml);
 
 /** Resolves with the record once the run is running (engine event). */
 const runStarted = (events: EngineEvents, dagRunId: string): Promise<void> =>
@@ -78,11 +54,9 @@ const runStarted = (events: EngineEvents, dagRunId: string): Promise<void> =>
   });
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'trellis-queues-'));
-  dagsDir = join(home, 'dags');
-  mkdirSync(dagsDir);
+  t = createTempHome('trellis-queues-');
 });
-afterEach(() => rmSync(home, { recursive: true, force: true }));
+afterEach(() => t.cleanup());
 
 describe('queues', () => {
   it('runs 50 enqueued runs in FIFO order through a queue of maxConcurrency 2, never more at once', async () => {
@@ -198,7 +172,7 @@ describe('queues', () => {
     const { runs, store } = service();
     const first = await runs.start({ dag: 'one', dagRunId: 'first' });
     expect(first.queued).toBe(false);
-    const loaded = new FsDagCatalog(dagsDir).load('one');
+    const loaded = new FsDagCatalog(t.dagsDir).load('one');
     const paths = [
       await runs.startLoaded(loaded.dag, loaded.localDags, {}),
       await runs.enqueue(loaded.dag, loaded.localDags, {}),
@@ -310,35 +284,9 @@ describe('admission under concurrency', () => {
 });
 
 describe('runs for workers', () => {
-  /** A dispatcher whose workers never report back. */
-  const silentWorkers = (ready: boolean) => {
-    const dispatched: RunActivation[] = [];
-    const cancelled: RunRef[] = [];
-    const listeners: (() => void)[] = [];
-    const state = { ready };
-    const dispatcher: RunDispatcher = {
-      availability: () => (state.ready ? null : 'no worker has labels gpu=true'),
-      dispatch: (a) => {
-        dispatched.push(a);
-        return Promise.resolve();
-      },
-      cancel: (ref) => {
-        cancelled.push(ref);
-        return Promise.resolve();
-      },
-      onCapacity: (l) => {
-        listeners.push(l);
-        return () => undefined;
-      },
-    };
-    return {
-      dispatcher,
-      dispatched,
-      cancelled,
-      state,
-      joined: () => listeners.forEach((l) => l()),
-    };
-  };
+  /** Workers that never report back: only the dispatcher port's side of them is scripted. */
+  const silentWorkers = (ready: boolean) =>
+    fakeDispatcher(ready ? null : 'no worker has labels gpu=true');
 
   it('keeps a run queued while no worker matches, and dispatches it when one joins', async () => {
     dag('gpu', 'workerSelector:\n  gpu: "true"\nsteps:\n  - "true"\n');
@@ -347,8 +295,7 @@ describe('runs for workers', () => {
     const s = await runs.start({ dag: 'gpu', dagRunId: 'g1' });
     expect(s.queued).toBe(true);
     expect(w.dispatched).toHaveLength(0);
-    w.state.ready = true;
-    w.joined();
+    w.join();
     await expect.poll(() => w.dispatched.length).toBe(1);
     expect(w.dispatched[0]?.record.dagRunId).toBe('g1');
     expect((await store.getRun({ name: 'gpu', dagRunId: 'g1' })).status).toBe(RunStatus.Queued);
@@ -371,7 +318,7 @@ describe('runs for workers', () => {
     const g1 = await store.getRun({ name: 'gpu', dagRunId: 'g1' });
     expect(g1.status).toBe(RunStatus.Failed);
     expect(g1.error).toMatch(/did not become running within 10 s/);
-    expect(w.cancelled).toEqual([{ name: 'gpu', dagRunId: 'g1' }]);
+    expect(w.cancelled).toEqual([{ ref: { name: 'gpu', dagRunId: 'g1' }, root: undefined }]);
     await expect.poll(() => w.dispatched.map((a) => a.record.dagRunId)).toEqual(['g1', 'g2']);
   });
 

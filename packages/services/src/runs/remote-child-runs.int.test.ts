@@ -1,113 +1,35 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  NodeStatus,
-  RunStatus,
-  sequentialIdGenerator,
-  systemClock,
-  type Clock,
-} from '@trellis/core';
-import { EngineEvents } from '@trellis/engine';
-import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
-import type { DagRunRecord, RunRef } from '@trellis/spec';
-import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
+import { NodeStatus, RunStatus, type Clock } from '@trellis/core';
+import type { DagRunRecord } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
-import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
+import { fakeDispatcher } from '../testing/fake-dispatcher.js';
+import {
+  createTempHome,
+  localRunService,
+  warningRecorder,
+  type TempHome,
+} from '../testing/local-run-service.js';
 import type { RunActivation, RunDispatcher } from './dispatcher-port.js';
-import { RunService } from './run-service.js';
 
 /**
  * Child runs sent to workers by a selector (issue 6), against the real file store and /bin/sh,
  * with a fake dispatcher behind the port standing in for the coordinator and its workers.
  */
-let home: string;
-let dagsDir: string;
+let t: TempHome;
 
-/** Workers behind the dispatcher port: the test decides when they exist and what they report. */
-const fakeWorkers = () => {
-  const dispatched: RunActivation[] = [];
-  const cancelled: { ref: RunRef; root: RunRef | undefined }[] = [];
-  const listeners = new Set<() => void>();
-  const state = { why: null as string | null };
-  const onDispatch = new Set<(a: RunActivation) => void>();
-  const dispatcher: RunDispatcher = {
-    availability: () => state.why,
-    dispatch: (a) => {
-      dispatched.push(a);
-      for (const l of onDispatch) l(a);
-      return Promise.resolve();
-    },
-    cancel: (ref, root) => {
-      cancelled.push({ ref, root });
-      return Promise.resolve();
-    },
-    onCapacity: (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-  };
-  return {
-    dispatcher,
-    dispatched,
-    cancelled,
-    state,
-    /** A worker joined: capacity listeners hear of it. */
-    join: () => {
-      state.why = null;
-      for (const l of [...listeners]) l();
-    },
-    /** Resolves with the next activation handed to the dispatcher. */
-    nextDispatch: () =>
-      new Promise<RunActivation>((resolve) => {
-        const l = (a: RunActivation): void => {
-          onDispatch.delete(l);
-          resolve(a);
-        };
-        onDispatch.add(l);
-      }),
-  };
-};
-
-const service = (dispatcher: RunDispatcher | undefined, clock: Clock = systemClock) => {
-  const events = new EngineEvents();
-  const store = new FsRunStore({ dataDir: join(home, 'data'), logDir: join(home, 'logs'), clock });
-  const warnings: string[] = [];
-  const onWarn = new Set<() => void>();
-  /** Resolves once a warning matches `re` (the service's warn port is an event here). */
-  const warned = (re: RegExp): Promise<void> =>
-    new Promise((resolve) => {
-      const l = (): void => {
-        if (!warnings.some((m) => re.test(m))) return;
-        onWarn.delete(l);
-        resolve();
-      };
-      onWarn.add(l);
-      l();
-    });
-  const runs = new RunService({
-    store,
-    dags: new FsDagCatalog(dagsDir),
-    clock,
-    ids: sequentialIdGenerator(),
-    executors: { shell: new ShellExecutor() },
-    commands: new ShellCommandRunner(),
-    processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
-    systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
-    defaultShell: 'sh',
-    events,
-    warn: (m) => {
-      warnings.push(m);
-      for (const l of [...onWarn]) l();
-    },
+/** The service's warn port is recorded here, so a test can await a warning. */
+const service = (dispatcher: RunDispatcher | undefined, clock?: Clock) => {
+  const w = warningRecorder();
+  const s = localRunService(t, {
+    warn: w.warn,
+    ...(clock ? { clock } : {}),
     ...(dispatcher ? { dispatcher } : {}),
   });
-  return { runs, store, events, warnings, warned };
+  return { ...s, warnings: w.warnings, warned: w.warned };
 };
 
-const dag = (name: string, yaml: string): void =>
-  writeFileSync(join(dagsDir, `${name}.yaml`), yaml);
+const dag = (name: string, yaml: string): void => t.dag(name, yaml);
 
 /** What the coordinator does when a worker reports: saves the record, then tells the service. */
 const report = async (
@@ -122,16 +44,28 @@ const report = async (
   return next;
 };
 
+/** A worker "b-1" starts the child. */
+const runOnB = (s: ReturnType<typeof service>, a: RunActivation): Promise<DagRunRecord> => {
+  const owner = { pid: 1, host: 'b', processStart: '', workerId: 'b-1' };
+  return report(s, a.record, { status: RunStatus.Running, owner });
+};
+
 /** A worker "b-1" takes the child and finishes it with `outputs` on its first node. */
 const succeedOn = async (
   s: ReturnType<typeof service>,
   a: RunActivation,
   outputs: Record<string, string>,
 ): Promise<void> => {
-  const owner = { pid: 1, host: 'b', processStart: '', workerId: 'b-1' };
-  await report(s, a.record, { status: RunStatus.Running, owner });
+  await runOnB(s, a);
   const nodes = a.record.nodes.map((n) => ({ ...n, status: NodeStatus.Succeeded, outputs }));
   await report(s, a.record, { status: RunStatus.Succeeded, nodes, finishedAt: 'x' });
+};
+
+/** Starts DAG "parent" and resolves once its child was handed to the dispatcher. */
+const startParent = async (s: ReturnType<typeof service>, w: ReturnType<typeof fakeDispatcher>) => {
+  const dispatched = w.nextDispatch();
+  const started = await s.runs.start({ dag: 'parent' });
+  return { started, a: await dispatched };
 };
 
 const PARENT =
@@ -140,21 +74,17 @@ const PARENT =
   '  - name: show\n    command: echo ${CHILD.outputs.OUT}\n';
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'trellis-remote-child-'));
-  dagsDir = join(home, 'dags');
-  mkdirSync(dagsDir);
+  t = createTempHome('trellis-remote-child-');
 });
-afterEach(() => rmSync(home, { recursive: true, force: true }));
+afterEach(() => t.cleanup());
 
 describe('child runs for workers', () => {
   it('sends a child to workers by its step’s selector and returns its outputs', async () => {
     dag('parent', PARENT);
     dag('child', 'steps:\n  - {name: make, command: echo here, output: OUT}\n');
-    const w = fakeWorkers();
+    const w = fakeDispatcher();
     const s = service(w.dispatcher);
-    const dispatched = w.nextDispatch();
-    const started = await s.runs.start({ dag: 'parent' });
-    const a = await dispatched;
+    const { started, a } = await startParent(s, w);
     expect(a.selector).toEqual({ pool: 'b' });
     expect(a.record.parent).toEqual({ name: 'parent', dagRunId: started.record.dagRunId });
     const stored = await s.store.getRun(a.record, { root: a.record.root });
@@ -170,11 +100,9 @@ describe('child runs for workers', () => {
   it('routes by the child DAG’s own selector when the step has none', async () => {
     dag('parent', 'steps:\n  - {name: call, call: child}\n');
     dag('child', 'workerSelector:\n  gpu: "true"\nsteps:\n  - echo gpu\n');
-    const w = fakeWorkers();
+    const w = fakeDispatcher();
     const s = service(w.dispatcher);
-    const dispatched = w.nextDispatch();
-    const started = await s.runs.start({ dag: 'parent' });
-    const a = await dispatched;
+    const { started, a } = await startParent(s, w);
     expect(a.selector).toEqual({ gpu: 'true' });
     await succeedOn(s, a, {});
     expect((await started.done).status).toBe(RunStatus.Succeeded);
@@ -183,7 +111,7 @@ describe('child runs for workers', () => {
   it('keeps the child queued while no worker matches, saying why, then hands it over', async () => {
     dag('parent', PARENT);
     dag('child', 'steps:\n  - echo b\n');
-    const w = fakeWorkers();
+    const w = fakeDispatcher();
     w.state.why = 'no healthy worker has labels pool=b';
     const s = service(w.dispatcher);
     const waiting = s.warned(/waits for a worker/);
@@ -205,14 +133,12 @@ describe('child runs for workers', () => {
     dag('parent', PARENT);
     dag('child', 'steps:\n  - echo b\n');
     const clock = new FakeClock('2026-03-01T10:00:00Z');
-    const w = fakeWorkers();
+    const w = fakeDispatcher();
     const s = service(w.dispatcher, clock);
-    const dispatched = w.nextDispatch();
     const limitSet = (async () => {
       while ((await clock.nextSleep()) !== 10_000); // the activation limit's timer
     })();
-    const started = await s.runs.start({ dag: 'parent' });
-    const a = await dispatched;
+    const { started, a } = await startParent(s, w);
     await limitSet;
     await clock.advanceBy(9_999);
     expect((await s.store.getRun(a.record, { root: a.record.root })).status).toBe(RunStatus.Queued);
@@ -232,13 +158,10 @@ describe('child runs for workers', () => {
   it('cancels the remote child when the parent is stopped; the step ends cancelled', async () => {
     dag('parent', PARENT);
     dag('child', 'steps:\n  - sleep 30\n');
-    const w = fakeWorkers();
+    const w = fakeDispatcher();
     const s = service(w.dispatcher);
-    const dispatched = w.nextDispatch();
-    const started = await s.runs.start({ dag: 'parent' });
-    const a = await dispatched;
-    const owner = { pid: 1, host: 'b', processStart: '', workerId: 'b-1' };
-    await report(s, a.record, { status: RunStatus.Running, owner });
+    const { started, a } = await startParent(s, w);
+    await runOnB(s, a);
     const asked = new Promise<void>((resolve) => {
       w.dispatcher.cancel = (ref, root) => {
         w.cancelled.push({ ref, root });
@@ -259,13 +182,10 @@ describe('child runs for workers', () => {
   it('fails the step with the child’s error when its worker is lost', async () => {
     dag('parent', PARENT);
     dag('child', 'steps:\n  - sleep 30\n');
-    const w = fakeWorkers();
+    const w = fakeDispatcher();
     const s = service(w.dispatcher);
-    const dispatched = w.nextDispatch();
-    const started = await s.runs.start({ dag: 'parent' });
-    const a = await dispatched;
-    const owner = { pid: 1, host: 'b', processStart: '', workerId: 'b-1' };
-    await report(s, a.record, { status: RunStatus.Running, owner });
+    const { started, a } = await startParent(s, w);
+    await runOnB(s, a);
     const lost = 'worker "b-1" was lost: no heartbeat since 2026-03-01T10:00:00.000Z (over 15 s)';
     await report(s, a.record, { status: RunStatus.Failed, error: lost, finishedAt: 'x' });
     const final = await started.done;

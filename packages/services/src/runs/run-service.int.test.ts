@@ -1,53 +1,20 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NodeStatus, RunStatus, systemClock, sequentialIdGenerator } from '@trellis/core';
-import { EngineEvents } from '@trellis/engine';
-import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
-import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
+import { NodeStatus, RunStatus, sequentialIdGenerator, type IdGenerator } from '@trellis/core';
+import type { EngineEvents } from '@trellis/engine';
+import { currentOwner } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
-import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
-import { RunService } from './run-service.js';
+import { createTempHome, localRunService, type TempHome } from '../testing/local-run-service.js';
 
-let home: string;
-let dags: string;
+let t: TempHome;
 
-const service = (ids = sequentialIdGenerator()) => {
-  const events = new EngineEvents();
-  const store = new FsRunStore({
-    dataDir: join(home, 'data'),
-    logDir: join(home, 'logs'),
-    clock: systemClock,
-  });
-  const runs = new RunService({
-    store,
-    dags: new FsDagCatalog(dags),
-    clock: systemClock,
-    ids,
-    executors: { shell: new ShellExecutor() },
-    commands: new ShellCommandRunner(),
-    processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
-    systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
-    defaultShell: 'sh',
-    events,
-  });
-  return { runs, store, events };
-};
+const service = (ids?: IdGenerator) => localRunService(t, ids ? { ids } : {});
 
-const dag = (name: string, yaml: string): void => writeFileSync(join(dags, `${name}.yaml`), yaml);
+const dag = (name: string, yaml: string): void => t.dag(name, yaml);
 
-/** Resolves when the named step of a run starts. */
 /** Resolves when `step` starts running: call it before starting the run (a step may start first). */
 const stepStarted = (events: EngineEvents, step: string): Promise<DagRunRecord> =>
   new Promise((resolve) => {
@@ -61,11 +28,9 @@ const stepStarted = (events: EngineEvents, step: string): Promise<DagRunRecord> 
   });
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'trellis-svc-'));
-  dags = join(home, 'dags');
-  mkdirSync(dags);
+  t = createTempHome('trellis-svc-');
 });
-afterEach(() => rmSync(home, { recursive: true, force: true }));
+afterEach(() => t.cleanup());
 
 describe('RunService on the file store and /bin/sh', () => {
   it('runs a DAG, stores its record and the step logs', async () => {
@@ -111,8 +76,8 @@ describe('RunService on the file store and /bin/sh', () => {
   });
 
   it('retries a failed run as a new run, keeping the steps that succeeded', async () => {
-    const counter = join(home, 'count');
-    const flag = join(home, 'ok');
+    const counter = join(t.home, 'count');
+    const flag = join(t.home, 'ok');
     dag(
       'flaky',
       `steps:\n  - {name: once, command: "echo x >> ${counter}"}\n  - {name: gate, command: "test -f ${flag}"}\n  - {name: after, command: "true"}\n`,
@@ -135,7 +100,7 @@ describe('RunService on the file store and /bin/sh', () => {
   });
 
   it('retries only the named step with --step', async () => {
-    const counter = join(home, 'count');
+    const counter = join(t.home, 'count');
     dag(
       'two',
       `steps:\n  - {name: a, command: "echo a >> ${counter}"}\n  - {name: b, command: "echo b >> ${counter}"}\n`,
@@ -280,7 +245,7 @@ describe('RunService on the file store and /bin/sh', () => {
     });
     const [, signal] = (await leftoverExit) as [number | null, string | null];
     expect(signal).toBe('SIGKILL');
-    expect(existsSync(join(home, 'data'))).toBe(true);
+    expect(existsSync(join(t.home, 'data'))).toBe(true);
   });
 
   it('deletes runs older than histRetentionDays at the start of a new run, keeping recent ones', async () => {

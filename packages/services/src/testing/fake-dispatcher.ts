@@ -1,0 +1,51 @@
+import type { RunRef } from '@trellis/spec';
+import type { RunActivation, RunDispatcher } from '../runs/dispatcher-port.js';
+
+/**
+ * Workers behind the dispatcher port, standing in for the coordinator: the test decides when
+ * they exist (`state.why` is the availability answer, null when one matches) and what they
+ * report (through the service). Not exported from the package entry. Records every activation and cancel it is handed.
+ */
+export const fakeDispatcher = (why: string | null = null) => {
+  const dispatched: RunActivation[] = [];
+  const cancelled: { ref: RunRef; root: RunRef | undefined }[] = [];
+  const listeners = new Set<() => void>();
+  const state = { why };
+  const onDispatch = new Set<(a: RunActivation) => void>();
+  const dispatcher: RunDispatcher = {
+    availability: () => state.why,
+    dispatch: (a) => {
+      dispatched.push(a);
+      for (const l of onDispatch) l(a);
+      return Promise.resolve();
+    },
+    cancel: (ref, root) => {
+      cancelled.push({ ref, root });
+      return Promise.resolve();
+    },
+    onCapacity: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+  };
+  return {
+    dispatcher,
+    dispatched,
+    cancelled,
+    state,
+    /** A worker joined: availability turns null and capacity listeners hear of it. */
+    join: () => {
+      state.why = null;
+      for (const l of [...listeners]) l();
+    },
+    /** Resolves with the next activation handed to the dispatcher. */
+    nextDispatch: () =>
+      new Promise<RunActivation>((resolve) => {
+        const l = (a: RunActivation): void => {
+          onDispatch.delete(l);
+          resolve(a);
+        };
+        onDispatch.add(l);
+      }),
+  };
+};
