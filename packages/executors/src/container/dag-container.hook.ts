@@ -71,21 +71,30 @@ class InContainerExecutor implements Executor {
     const started = await this.dc.ensureStarted(ctx.stop.abort);
     if ('problem' in started) return failed(started.problem);
     if (ctx.stop.abort.aborted) return failed('the step was stopped before it started');
+    const notRunning = (state: string): ExecutionOutcome =>
+      failed(`the DAG container ${this.dc.name} is not running${state}`);
     try {
-      return await execInContainer(this.docker, started.container, ctx, {
+      const outcome = await execInContainer(this.docker, started.container, ctx, {
         cmd,
         env: containerEnv(ctx.env),
         user: this.dc.user,
         workingDir: this.dc.workingDir,
       });
+      if (outcome.exitCode === 0 || ctx.stop.abort.aborted) return outcome;
+      // An exec into a container that is just dying fails with docker's own code (126): say why.
+      const state = await stoppedState(started.container);
+      return state ? notRunning(state) : outcome;
     } catch (e) {
-      const state = await started.container.inspect().then(
-        (i) =>
-          i.State.Running ? '' : ` (status ${i.State.Status}, exit code ${i.State.ExitCode})`,
-        () => ' (the container is gone)',
-      );
-      if (state) return failed(`the DAG container ${this.dc.name} is not running${state}`);
+      const state = await stoppedState(started.container);
+      if (state) return notRunning(state);
       return failed(`docker exec in ${this.dc.name}: ${dockerMessage(e)}`);
     }
   }
 }
+
+/** ` (status exited, exit code N)` when the container no longer runs, `''` while it does. */
+const stoppedState = (container: Dockerode.Container): Promise<string> =>
+  container.inspect().then(
+    (i) => (i.State.Running ? '' : ` (status ${i.State.Status}, exit code ${i.State.ExitCode})`),
+    () => ' (the container is gone)',
+  );
