@@ -7,10 +7,14 @@ import type {
   CancelRequest,
   ClaimRequest,
   ClaimResponse,
+  GetRunRequest,
+  GetRunResponse,
   HeartbeatRequest,
   HeartbeatResponse,
   LogAck,
   LogChunk,
+  StartChildAck,
+  StartChildRequest,
   StatusAck,
   StatusReport,
   WatchRequest,
@@ -40,6 +44,8 @@ interface RawClient extends grpc.Client {
   ClaimRun: UnaryFn<ClaimRequest, ClaimResponse>;
   ReportStatus: UnaryFn<StatusReport, StatusAck>;
   CancelRun: UnaryFn<CancelRequest, CancelAck>;
+  StartChildRun: UnaryFn<StartChildRequest, StartChildAck>;
+  GetRun: UnaryFn<GetRunRequest, GetRunResponse>;
   StreamLogs(
     options: grpc.CallOptions,
     cb: (e: grpc.ServiceError | null, res: LogAck) => void,
@@ -158,6 +164,16 @@ export class CoordinatorClient {
 
   cancel(req: CancelRequest): Promise<CancelAck> {
     return this.#unary(this.#raw.CancelRun, req);
+  }
+
+  /** Asks the coordinator to start a child run on other workers (idempotent by run id). */
+  startChild(req: StartChildRequest): Promise<StartChildAck> {
+    return this.#unary(this.#raw.StartChildRun, req);
+  }
+
+  /** A run's stored record (how a worker waits for a child it asked for). */
+  getRun(req: GetRunRequest): Promise<GetRunResponse> {
+    return this.#unary(this.#raw.GetRun, req);
   }
 
   /** Sends a batch of log chunks on one client stream; resolves with the files' new sizes. */

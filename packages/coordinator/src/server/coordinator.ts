@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { NodeStatus, RunStatus, isFinalRunStatus, type Clock } from '@trellis/core';
-import type { DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
+import type { Dag, DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
 import { coordinatorService } from '../proto/load-proto.js';
 import {
   canonicalSelector,
@@ -17,16 +17,21 @@ import type {
   CancelRequest,
   ClaimRequest,
   ClaimResponse,
+  GetRunRequest,
+  GetRunResponse,
   HeartbeatRequest,
   HeartbeatResponse,
   LogAck,
   LogChunk,
   RunRefMsg,
+  StartChildAck,
+  StartChildRequest,
   StatusAck,
   StatusReport,
   WatchRequest,
   WorkerCommand,
 } from '../wire/messages.js';
+import type { ChildRunsPort } from './child-runs-port.js';
 import type { CoordinatorStore } from './coordinator-store.js';
 import { serverCredentials, type TlsFiles } from './credentials.js';
 import { LogWriter } from './log-writer.js';
@@ -52,6 +57,11 @@ export interface CoordinatorDeps {
   readonly onRunUpdate?: (record: DagRunRecord) => void;
   /** Called with the time from dispatch to a worker's claim, in ms (metrics). */
   readonly onClaimed?: (latencyMs: number) => void;
+  /**
+   * Starts and watches child runs that workers ask for (`StartChildRun`, `GetRun`, `CancelRun`).
+   * Without it, `StartChildRun` answers FAILED_PRECONDITION.
+   */
+  readonly children?: ChildRunsPort;
   /** Receives a sentence per problem worked around. @default ignore */
   readonly warn?: (message: string) => void;
   /** A worker silent this long loses its runs (spec: over 15 s unhealthy). @default 15000 */
@@ -74,6 +84,12 @@ const toMsg = (r: RunRef): RunRefMsg => ({ name: r.name, dagRunId: r.dagRunId })
 const badArg = (message: string): grpc.ServiceError =>
   Object.assign(new Error(message), {
     code: grpc.status.INVALID_ARGUMENT,
+    details: message,
+    metadata: new grpc.Metadata(),
+  });
+const failedPrecondition = (message: string): grpc.ServiceError =>
+  Object.assign(new Error(message), {
+    code: grpc.status.FAILED_PRECONDITION,
     details: message,
     metadata: new grpc.Metadata(),
   });
@@ -348,7 +364,32 @@ export class Coordinator {
         cb(badArg('CancelRun needs run.name and run.dagRunId'));
         return;
       }
-      cb(null, { forwarded: this.cancel(ref, refOf(call.request.root) ?? ref) === 'forwarded' });
+      const root = refOf(call.request.root) ?? ref;
+      const forwarded = this.cancel(ref, root) === 'forwarded';
+      const children = this.#deps.children;
+      if (!children) {
+        cb(null, { forwarded });
+        return;
+      }
+      // A child a worker asked for: its waiter here stops it (queue or worker).
+      children.cancel(ref, root).then(
+        (known) => cb(null, { forwarded: forwarded || known }),
+        (e: unknown) => cb(internal(e)),
+      );
+    };
+    const startChild: Unary<StartChildRequest, StartChildAck> = (call, cb) => {
+      this.#onStartChild(call.request).then(
+        (r) => cb(null, r),
+        (e: unknown) =>
+          cb(e instanceof Error && 'code' in e ? (e as grpc.ServiceError) : internal(e)),
+      );
+    };
+    const getRun: Unary<GetRunRequest, GetRunResponse> = (call, cb) => {
+      this.#onGetRun(call.request).then(
+        (r) => cb(null, r),
+        (e: unknown) =>
+          cb(e instanceof Error && 'code' in e ? (e as grpc.ServiceError) : internal(e)),
+      );
     };
     return {
       Heartbeat: heartbeat,
@@ -358,6 +399,8 @@ export class Coordinator {
       StreamLogs: streamLogs,
       WatchCommands: watch,
       CancelRun: cancelRun,
+      StartChildRun: startChild,
+      GetRun: getRun,
     };
   }
 
@@ -525,6 +568,51 @@ export class Coordinator {
       this.#capacityChanged();
     }
     return { appliedSeq: req.seq, dropped: false };
+  }
+
+  async #onStartChild(req: StartChildRequest): Promise<StartChildAck> {
+    const ref = refOf(req.run);
+    const root = refOf(req.root);
+    const parent = refOf(req.parent);
+    if (!ref || !root || !parent || req.workerId === '')
+      throw badArg('StartChildRun needs worker_id, run, root and parent');
+    if (Object.keys(req.selector).length === 0)
+      throw badArg('StartChildRun needs a selector: a child without one runs beside its parent');
+    const children = this.#deps.children;
+    if (!children)
+      throw failedPrecondition(
+        'this coordinator does not start child runs for workers (no run service in its process)',
+      );
+    let snapshot: { dag: unknown; localDags?: unknown };
+    try {
+      snapshot = JSON.parse(req.snapshotJson) as typeof snapshot;
+    } catch {
+      throw badArg(`StartChildRun of run ${ref.dagRunId} carries no valid snapshot JSON`);
+    }
+    const started = await children.start({
+      workerId: req.workerId,
+      ref,
+      root,
+      parent,
+      dag: snapshot.dag as Dag,
+      localDags: Array.isArray(snapshot.localDags) ? (snapshot.localDags as Dag[]) : [],
+      params: req.params,
+      selector: { ...req.selector },
+      ...(req.traceparent !== '' ? { traceparent: req.traceparent } : {}),
+    });
+    return { started };
+  }
+
+  async #onGetRun(req: GetRunRequest): Promise<GetRunResponse> {
+    const ref = refOf(req.run);
+    if (!ref) throw badArg('GetRun needs run.name and run.dagRunId');
+    const root = refOf(req.root) ?? ref;
+    const record = this.#deps.children
+      ? await this.#deps.children.status(ref, root)
+      : await this.#deps.store.getRun(ref, { root }).catch(() => undefined);
+    return record
+      ? { found: true, recordJson: JSON.stringify(record) }
+      : { found: false, recordJson: '' };
   }
 
   async #onLogStream(call: grpc.ServerReadableStream<LogChunk, LogAck>): Promise<LogAck> {

@@ -97,3 +97,30 @@ export interface CancelRequest {
 export interface CancelAck {
   forwarded: boolean;
 }
+
+export interface StartChildRequest {
+  workerId: string;
+  run: RunRefMsg | null;
+  root: RunRefMsg | null;
+  parent: RunRefMsg | null;
+  /** `{dag, localDags}` as JSON. */
+  snapshotJson: string;
+  params: string;
+  selector: Record<string, string>;
+  /** Empty when the step is not traced. */
+  traceparent: string;
+}
+
+export interface StartChildAck {
+  started: boolean;
+}
+
+export interface GetRunRequest {
+  run: RunRefMsg | null;
+  root: RunRefMsg | null;
+}
+
+export interface GetRunResponse {
+  found: boolean;
+  recordJson: string;
+}
