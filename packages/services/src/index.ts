@@ -5,6 +5,11 @@ export {
   type StartRequest,
   type StartedRun,
 } from './runs/run-service.js';
+export {
+  WorkerChildRuns,
+  type WorkerChildDeps,
+  type WorkerChildStart,
+} from './runs/worker-child-runs.js';
 export { retryNodes } from './runs/retry-plan.js';
 export {
   applyRetentionToAll,

@@ -58,8 +58,11 @@ export class RemoteChildRuns {
 
   constructor(private readonly deps: RemoteChildDeps) {}
 
-  /** Executes the child on workers; resolves with its final record. */
-  async run(child: RemoteChild, abort: AbortSignal): Promise<DagRunRecord> {
+  /**
+   * Executes the child on workers; resolves with its final record. `onStored` is called once
+   * the child is in the store (queued).
+   */
+  async run(child: RemoteChild, abort: AbortSignal, onStored?: () => void): Promise<DagRunRecord> {
     const { record, selector } = child;
     const key = keyOf(record);
     let markRunning: () => void = () => undefined;
@@ -73,6 +76,7 @@ export class RemoteChildRuns {
     });
     try {
       await this.deps.store.createRun(record, { dag: child.dag, localDags: child.localDags });
+      onStored?.();
       const log = this.deps.store.recorderFor(record);
       const ready = await this.#waitForWorker(record, selector, abort, log);
       if (ready) log.log(`handing the run to a worker with labels ${describeSelector(selector)}`);

@@ -909,7 +909,13 @@ export class RunService implements ChildRunner {
    * configured and the step's `workerSelector` (or else the child DAG's) is not empty, otherwise
    * in this process.
    */
-  async run(req: ChildRunRequest): Promise<ChildRunResult> {
+  async run(
+    req: ChildRunRequest,
+    opts: {
+      /** Called once a child sent to workers is stored (queued), before it is dispatched. */
+      onStored?: () => void;
+    } = {},
+  ): Promise<ChildRunResult> {
     let dag: Dag | undefined = req.localDags.find((d) => d.name === req.target);
     let localDags = req.localDags;
     if (!dag) {
@@ -930,7 +936,7 @@ export class RunService implements ChildRunner {
     }
     const selector = effectiveSelector(req.workerSelector, dag.workerSelector);
     if (this.remoteChildren && !req.dryRun && Object.keys(selector).length > 0)
-      return this.runOnWorkers(this.remoteChildren, req, dag, localDags, selector);
+      return this.runOnWorkers(this.remoteChildren, req, dag, localDags, selector, opts.onStored);
     const started = await this.launch(dag, localDags, {
       dagRunId: req.dagRunId,
       params: this.resolveParams(dag, req.params, false),
@@ -954,6 +960,7 @@ export class RunService implements ChildRunner {
     dag: Dag,
     localDags: readonly Dag[],
     selector: Readonly<Record<string, string>>,
+    onStored?: () => void,
   ): Promise<ChildRunResult> {
     const record = this.newRecord(dag, {
       dagRunId: req.dagRunId,
@@ -965,7 +972,7 @@ export class RunService implements ChildRunner {
       queuedAt: this.nowIso(),
     });
     delete record.owner; // the worker that claims it becomes its owner
-    const final = await remote.run({ record, dag, localDags, selector }, req.abort);
+    const final = await remote.run({ record, dag, localDags, selector }, req.abort, onStored);
     const outputs: Record<string, string> = {};
     for (const n of final.nodes) Object.assign(outputs, n.outputs);
     // Why it failed when no step did (worker lost, no worker took it): the parent's step says.
