@@ -1,5 +1,10 @@
 import type { Clock, Config } from '@trellis/core';
-import { Coordinator, type TlsFiles, type WorkerView } from '@trellis/coordinator';
+import {
+  Coordinator,
+  type ChildRunsPort,
+  type TlsFiles,
+  type WorkerView,
+} from '@trellis/coordinator';
 import { BullmqDispatcher, createRedis } from '@trellis/dispatch';
 import type { DagRunRecord } from '@trellis/spec';
 import type { FsRunStore } from '@trellis/store';
@@ -10,6 +15,8 @@ export interface Fleet {
   readonly dispatcher: BullmqDispatcher;
   /** Where remote runs' record changes go (the run service's queue ledger). */
   onRunUpdate: (record: DagRunRecord) => void;
+  /** Starts and watches the child runs workers ask for (the run service's child path). */
+  children: ChildRunsPort | undefined;
   /** Where dispatch-to-claim latencies go (metrics). */
   onClaimed: (latencyMs: number) => void;
   /** Workers by health, for metrics. */
@@ -43,6 +50,9 @@ export const makeFleet = (
   const tls = tlsOf(config);
   let onRunUpdate: (record: DagRunRecord) => void = () => undefined;
   let onClaimed: (latencyMs: number) => void = () => undefined;
+  let children: ChildRunsPort | undefined;
+  const noChildren = (): Error =>
+    new Error('child runs for workers are not wired in this process (no run service)');
   const coordinator = new Coordinator({
     store,
     clock,
@@ -53,6 +63,11 @@ export const makeFleet = (
     ...(tls ? { tls } : {}),
     onRunUpdate: (r) => onRunUpdate(r),
     onClaimed: (ms) => onClaimed(ms),
+    children: {
+      start: (req) => (children ? children.start(req) : Promise.reject(noChildren())),
+      status: (ref, root) => (children ? children.status(ref, root) : Promise.reject(noChildren())),
+      cancel: (ref, root) => (children ? children.cancel(ref, root) : Promise.resolve(false)),
+    },
     warn: (m) => log(`warning: coordinator: ${m}`),
   });
   const redis = createRedis(url);
@@ -66,6 +81,12 @@ export const makeFleet = (
     },
     get onRunUpdate() {
       return onRunUpdate;
+    },
+    set children(c: ChildRunsPort | undefined) {
+      children = c;
+    },
+    get children() {
+      return children;
     },
     set onClaimed(f: (latencyMs: number) => void) {
       onClaimed = f;

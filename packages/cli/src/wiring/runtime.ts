@@ -15,7 +15,7 @@ import {
 } from '@trellis/executors';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { FsDagCatalog, FsDagDefinitions, RunService } from '@trellis/services';
+import { FsDagCatalog, FsDagDefinitions, RunService, WorkerChildRuns } from '@trellis/services';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from '@trellis/telemetry';
 import type { CliIo } from '../io.js';
@@ -104,7 +104,16 @@ export const makeRuntime = async (
     warn: (m) => io.err(`warning: ${m}`),
     ...(fleet ? { dispatcher: fleet.dispatcher } : {}),
   });
-  if (fleet) fleet.onRunUpdate = (r) => runs.onRemoteUpdate(r);
+  if (fleet) {
+    fleet.onRunUpdate = (r) => runs.onRemoteUpdate(r);
+    // Children that parents on workers ask for take the same path as those of local parents.
+    fleet.children = new WorkerChildRuns({
+      children: runs,
+      store,
+      clock,
+      warn: (m) => io.err(`warning: ${m}`),
+    });
+  }
   const recovered = await runs.recoverOrphans();
   for (const r of recovered)
     io.err(
