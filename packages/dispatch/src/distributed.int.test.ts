@@ -5,10 +5,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunStatus, sequentialIdGenerator, systemClock } from '@trellis/core';
 import { CoordinatorClient } from '@trellis/coordinator';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
-import { FsDagCatalog, RunService, type RunServiceDeps } from '@trellis/services';
+import { FsDagCatalog, RunService, WorkerChildRuns, type RunServiceDeps } from '@trellis/services';
+import type { ChildRunResult } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import {
+  parseDag,
   spawnWorker,
   startCoordinatorSide,
   startRedis,
@@ -306,6 +308,8 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
   let runs: RunService;
   let dagsDir: string;
   let unlisten: () => void;
+  /** Child runs workers asked the coordinator for, by run id: each one's end. */
+  const asked = new Map<string, Promise<ChildRunResult>>();
 
   beforeAll(() => {
     dagsDir = mkdtempSync(join(tmpdir(), 'trellis-parent-dags-'));
@@ -332,9 +336,23 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
     const listener = (r: DagRunRecord): void => runs.onRemoteUpdate(r);
     side.onRunUpdate.add(listener);
     unlisten = () => side.onRunUpdate.delete(listener);
+    // Children that parents on workers ask for, as the CLI wires them in the coordinator.
+    side.children = new WorkerChildRuns({
+      children: {
+        run: (req, opts) => {
+          const done = runs.run(req, opts);
+          asked.set(req.dagRunId, done);
+          return done;
+        },
+      },
+      store: side.store,
+      clock: systemClock,
+      warn: () => undefined,
+    });
   });
 
   afterAll(() => {
+    side.children = undefined;
     unlisten();
     rmSync(dagsDir, { recursive: true, force: true });
   });
@@ -451,37 +469,132 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
     expect(child.status).toBe(RunStatus.Failed);
   });
 
-  it('on a worker: runs a child its labels satisfy there, and fails a step whose selector they do not', async () => {
+  /** A parent DAG for workers with `pool: <parentPool>` whose step calls `kid` on `childPool`. */
+  const parentOnWorker = (
+    name: string,
+    parentPool: string,
+    childPool: string,
+    kid: string[],
+  ): string =>
+    [
+      `name: ${name}`,
+      'workerSelector:',
+      `  pool: ${parentPool}`,
+      'steps:',
+      '  - name: call-kid',
+      '    call: kid',
+      '    output: CHILD',
+      '    workerSelector:',
+      `      pool: ${childPool}`,
+      '  - name: show',
+      '    command: echo got-${CHILD.outputs.WHERE}',
+      '    output: SHOWN',
+      '---',
+      'name: kid',
+      'steps:',
+      ...kid,
+      '',
+    ].join('\n');
+
+  it('on a worker: runs a child its labels satisfy on that worker', async () => {
     await worker('wa-1', { pool: 'wa' });
     await joined('wa-1');
-    const parent = (childSelector: string): string =>
-      [
-        'name: on-wa',
-        'workerSelector:',
-        '  pool: wa',
-        'steps:',
-        '  - name: call-kid',
-        '    call: kid',
-        '    workerSelector:',
-        `      pool: ${childSelector}`,
-        '---',
-        'name: kid',
-        'steps:',
-        '  - echo kid',
-        '',
-      ].join('\n');
-    const same = newId();
-    await side.submit(parent('wa'), same);
-    const ok = await side.final(same);
-    expect(ok.status).toBe(RunStatus.Succeeded);
-    expect((await childOf(ok)).owner?.workerId).toBe('wa-1');
-    const other = newId();
-    await side.submit(parent('elsewhere'), other);
-    const failed = await side.final(other);
-    expect(failed.status).toBe(RunStatus.Failed);
-    expect(failed.owner?.workerId).toBe('wa-1');
-    expect(failed.nodes[0]?.error).toMatch(
-      /child DAG "kid" needs a worker with labels pool=elsewhere, but its parent runs on worker "wa-1" \(labels pool=wa\).*give the parent DAG a workerSelector/,
+    const id = newId();
+    await side.submit(
+      parentOnWorker('on-wa', 'wa', 'wa', ['  - {name: where, command: echo here, output: WHERE}']),
+      id,
     );
+    const ok = await side.final(id);
+    expect(ok.status).toBe(RunStatus.Succeeded);
+    expect(ok.owner?.workerId).toBe('wa-1');
+    expect((await childOf(ok)).owner?.workerId).toBe('wa-1');
+    expect(ok.nodes[1]?.outputs).toEqual({ SHOWN: 'got-here' });
+  });
+
+  it('on a worker: a child whose selector its labels do not satisfy runs on a matching worker, through the coordinator', async () => {
+    await Promise.all([worker('wa-2', { pool: 'wa2' }), worker('wb-2', { pool: 'wb2' })]);
+    await Promise.all([joined('wa-2'), joined('wb-2')]);
+    const id = newId();
+    await side.submit(
+      parentOnWorker('on-wa2', 'wa2', 'wb2', [
+        '  - {name: where, command: echo from-wb, output: WHERE}',
+      ]),
+      id,
+    );
+    const final = await side.final(id);
+    expect(final.status).toBe(RunStatus.Succeeded);
+    expect(final.owner?.workerId).toBe('wa-2');
+    const child = await childOf(final);
+    expect(child.status).toBe(RunStatus.Succeeded);
+    expect(child.owner?.workerId).toBe('wb-2');
+    expect(child.parent).toEqual({ name: 'on-wa2', dagRunId: id });
+    expect(child.root).toEqual({ name: 'on-wa2', dagRunId: id });
+    expect(final.nodes[0]?.status).toBe(4);
+    expect(final.nodes[1]?.outputs).toEqual({ SHOWN: 'got-from-wb' });
+    expect(readFileSync(child.log, 'utf8')).toMatch(
+      /handing the run to a worker with labels pool=wb2/,
+    );
+  });
+
+  it('on a worker: stopping the parent cancels its child on the other worker', async () => {
+    await Promise.all([worker('wa-3', { pool: 'wa3' }), worker('wb-3', { pool: 'wb3' })]);
+    await Promise.all([joined('wa-3'), joined('wb-3')]);
+    const id = newId();
+    const childRunning = childUpdate(
+      'kid',
+      (r) => r.root.dagRunId === id && r.nodes[0]?.status === 1,
+    );
+    await side.submit(parentOnWorker('on-wa3', 'wa3', 'wb3', ['  - sleep 30']), id);
+    const running = await childRunning;
+    expect(running.owner?.workerId).toBe('wb-3');
+    const asked = Date.now();
+    await side.store.requestStop({ name: 'on-wa3', dagRunId: id });
+    const final = await side.final(id);
+    expect(final.status).toBe(RunStatus.Cancelled);
+    expect(final.nodes[0]?.status).toBe(3);
+    const child = await childOf(final);
+    expect(child.status).toBe(RunStatus.Cancelled);
+    expect(child.owner?.workerId).toBe('wb-3');
+    expect(Date.now() - asked).toBeLessThan(5_000);
+  });
+
+  it('starts a child a worker asks for once, however often it asks (idempotent by run id)', async () => {
+    const client = new CoordinatorClient({
+      address: `127.0.0.1:${side.coordinator.port}`,
+      clock: systemClock,
+    });
+    try {
+      // The root: a run no worker takes (its selector matches none), as a parent on a worker.
+      const root = { name: 'asker', dagRunId: newId() };
+      await side.submit(dagYaml('asker', { role: 'idem-root' }, ['echo never']), root.dagRunId);
+      const kid = parseDag('name: twice\nsteps:\n  - echo once\n').dag;
+      const start = {
+        workerId: 'tool',
+        run: { name: 'twice', dagRunId: `${root.dagRunId}-kid` },
+        root,
+        parent: root,
+        snapshotJson: JSON.stringify({ dag: kid, localDags: [] }),
+        params: '',
+        selector: { pool: 'nobody-has-this' },
+        traceparent: '',
+      };
+      const [a, b] = await Promise.all([client.startChild(start), client.startChild(start)]);
+      expect([a.started, b.started].sort()).toEqual([false, true]);
+      expect((await client.startChild(start)).started).toBe(false);
+      const got = await client.getRun({ run: start.run, root });
+      expect(got.found).toBe(true);
+      const queued = JSON.parse(got.recordJson) as DagRunRecord;
+      expect(queued.status).toBe(RunStatus.Queued);
+      expect(queued.parent).toEqual(root);
+      // No worker matches: it waits, queued, until stopped.
+      expect((await client.cancel({ run: start.run, root })).forwarded).toBe(true);
+      expect(asked.has(start.run.dagRunId)).toBe(true);
+      expect((await asked.get(start.run.dagRunId))?.status).toBe(RunStatus.Cancelled);
+      const ended = await side.store.getRun(start.run, { root });
+      expect(ended.status).toBe(RunStatus.Cancelled);
+      expect(ended.error).toBe('stopped before a worker started it');
+    } finally {
+      client.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunStatus, systemClock } from '@trellis/core';
-import { Coordinator } from '@trellis/coordinator';
+import { Coordinator, type ChildRunsPort } from '@trellis/coordinator';
 import { parseDagFile, type Dag, type DagRunRecord } from '@trellis/spec';
 import { FsRunStore } from '@trellis/store';
 import { BullmqDispatcher } from '../remote/bullmq-dispatcher.js';
@@ -20,6 +20,8 @@ export interface CoordinatorSide {
   readonly updates: DagRunRecord[];
   /** Hears every record the coordinator writes (a RunService's `onRemoteUpdate`). */
   readonly onRunUpdate: Set<(record: DagRunRecord) => void>;
+  /** Starts the child runs workers ask for (`StartChildRun`), as the CLI wires a RunService. */
+  children: ChildRunsPort | undefined;
   /** Resolves with the run's record once it is final. */
   final(dagRunId: string): Promise<DagRunRecord>;
   /** Creates a run of `yaml`'s DAG in the store and dispatches it. */
@@ -47,6 +49,9 @@ export const startCoordinatorSide = async (
   const updates: DagRunRecord[] = [];
   const waiters = new Map<string, (r: DagRunRecord) => void>();
   const listeners = new Set<(record: DagRunRecord) => void>();
+  let children: ChildRunsPort | undefined;
+  const unwired = (): Promise<never> =>
+    Promise.reject(new Error('no child runs port in this test (set side.children)'));
   const makeCoordinator = (port: number): Coordinator =>
     new Coordinator({
       store,
@@ -57,6 +62,11 @@ export const startCoordinatorSide = async (
         updates.push(structuredClone(r));
         if ([2, 3, 4, 6].includes(r.status)) waiters.get(r.dagRunId)?.(r);
         for (const l of listeners) l(r);
+      },
+      children: {
+        start: (req) => (children ? children.start(req) : unwired()),
+        status: (ref, root) => (children ? children.status(ref, root) : unwired()),
+        cancel: (ref, root) => (children ? children.cancel(ref, root) : Promise.resolve(false)),
       },
     });
   let coordinator = makeCoordinator(opts.port ?? 0);
@@ -92,6 +102,12 @@ export const startCoordinatorSide = async (
     },
     updates,
     onRunUpdate: listeners,
+    get children() {
+      return children;
+    },
+    set children(c: ChildRunsPort | undefined) {
+      children = c;
+    },
     final: async (id) => {
       const found = updates.find((u) => u.dagRunId === id && [2, 3, 4, 6].includes(u.status));
       if (found) return found;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker, WaitingError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { RunStatus, type Clock } from '@trellis/core';
+import { RunStatus, isFinalRunStatus, type Clock } from '@trellis/core';
 import {
   canonicalSelector,
   isUnavailable,
@@ -65,6 +65,11 @@ interface ActiveRun {
   readonly stop: AbortController;
   dropped: boolean;
 }
+
+/** How often a worker reads the record of a child it asked the coordinator for (at most). */
+const CHILD_POLL_MS = 1_000;
+/** How long a stopped parent waits for the end of such a child to be confirmed. */
+const CHILD_CANCEL_WAIT_MS = 15_000;
 
 const keyOf = (ref: RunRef, root: RunRef): string =>
   `${root.name}/${root.dagRunId}/${ref.name}/${ref.dagRunId}`;
@@ -423,7 +428,7 @@ export class WorkerAgent implements ChildRunner {
 
   // ---- child runs (call: steps) execute on this worker, recorded under their root -----------
   // A child whose selector (the step's workerSelector, else the child DAG's) this worker's labels
-  // do not satisfy fails its step: a worker cannot dispatch (docs/decisions.md).
+  // do not satisfy is started by the coordinator on matching workers (docs/decisions.md).
 
   async run(req: ChildRunRequest): Promise<ChildRunResult> {
     const dag = req.localDags.find((d) => d.name === req.target);
@@ -441,9 +446,7 @@ export class WorkerAgent implements ChildRunner {
     const selector =
       Object.keys(req.workerSelector).length > 0 ? req.workerSelector : dag.workerSelector;
     if (!matchesSelector(this.#deps.labels, selector))
-      return fail(
-        `child DAG ${JSON.stringify(dag.name)} needs a worker with labels ${canonicalSelector(selector)}, but its parent runs on worker "${this.#deps.id}" (labels ${canonicalSelector(this.#deps.labels)}), and a worker does not dispatch child runs: give the parent DAG a workerSelector that matches workers with those labels, or remove the selector so the child runs beside its parent`,
-      );
+      return this.#runElsewhere(req, dag, selector);
     const tokens = req.params.trim() === '' ? [] : tokenizeParams(req.params);
     const params = applyParamOverrides(dag.params, tokens).map((p) => ({
       name: p.name,
@@ -476,6 +479,97 @@ export class WorkerAgent implements ChildRunner {
     const outputs: Record<string, string> = {};
     for (const n of final.nodes) Object.assign(outputs, n.outputs);
     return { name: dag.name, dagRunId: final.dagRunId, status: final.status, outputs };
+  }
+
+  /**
+   * A child for other workers: the coordinator starts it (idempotent by run id, so a request
+   * retried after a lost reply or a coordinator restart starts nothing twice) and this worker
+   * polls its stored record until it ends. A stop of the parent cancels it through the
+   * coordinator. While the coordinator is away, the calls retry with back-off and the parent
+   * keeps running.
+   */
+  async #runElsewhere(req: ChildRunRequest, dag: Dag, selector: Labels): Promise<ChildRunResult> {
+    const run = { name: dag.name, dagRunId: req.dagRunId };
+    const root = { name: req.root.name, dagRunId: req.root.dagRunId };
+    const start = {
+      workerId: this.#deps.id,
+      run,
+      root,
+      parent: { name: req.parent.name, dagRunId: req.parent.dagRunId },
+      snapshotJson: JSON.stringify({ dag, localDags: req.localDags }),
+      params: req.params,
+      selector: { ...selector },
+      traceparent: req.traceparent ?? '',
+    };
+    const result = (status: RunStatus, outputs: Record<string, string>, error?: string) => ({
+      name: dag.name,
+      dagRunId: req.dagRunId,
+      status,
+      outputs,
+      ...(error !== undefined ? { error } : {}),
+    });
+    this.#deps.log(
+      `child run ${req.dagRunId} of DAG "${dag.name}" needs labels ${canonicalSelector(selector)}: asking the coordinator to start it on a matching worker`,
+    );
+    let started = false;
+    let cancelled = false;
+    let cancelSent = false;
+    let giveUpAt = Infinity;
+    let wait = 50; // first polls come fast; then every second
+    for (;;) {
+      if (req.abort.aborted && !cancelled) {
+        cancelled = true;
+        // After a stop the parent waits a bounded time for the child's end to be confirmed.
+        giveUpAt = this.#deps.clock.now().getTime() + CHILD_CANCEL_WAIT_MS;
+      }
+      if (cancelled && this.#deps.clock.now().getTime() > giveUpAt)
+        return result(
+          RunStatus.Cancelled,
+          {},
+          `child DAG run ${req.dagRunId} of "${dag.name}" was asked to stop; the coordinator did not confirm its end within ${CHILD_CANCEL_WAIT_MS / 1000} s`,
+        );
+      try {
+        if (!started) {
+          if (cancelled) return result(RunStatus.Cancelled, {}); // never asked for: nothing runs
+          await this.#deps.client.startChild(start);
+          started = true;
+        }
+        if (cancelled && !cancelSent) {
+          await this.#deps.client.cancel({ run, root });
+          cancelSent = true;
+        }
+        const got = await this.#deps.client.getRun({ run, root });
+        if (!got.found)
+          started = false; // the coordinator lost the request (restarted before storing it)
+        else {
+          const record = JSON.parse(got.recordJson) as DagRunRecord;
+          if (isFinalRunStatus(record.status)) {
+            const outputs: Record<string, string> = {};
+            for (const n of record.nodes) Object.assign(outputs, n.outputs);
+            // Why it failed when no step did (worker lost, no worker took it): the step says.
+            const error =
+              record.status === RunStatus.Failed && record.error !== ''
+                ? `child DAG run ${record.dagRunId} of "${dag.name}" failed: ${record.error}`
+                : undefined;
+            return result(record.status, outputs, error);
+          }
+        }
+        wait = Math.min(wait * 2, CHILD_POLL_MS);
+      } catch (e) {
+        if (!isUnavailable(e))
+          return result(
+            RunStatus.Failed,
+            {},
+            `child DAG ${JSON.stringify(dag.name)} needs a worker with labels ${canonicalSelector(selector)}, and the coordinator could not start it for worker "${this.#deps.id}": ${(e as Error).message}`,
+          );
+        wait = Math.min(Math.max(wait * 2, 250), 2_000); // the coordinator is away: back off
+      }
+      const woken = new AbortController();
+      const onAbort = (): void => woken.abort();
+      if (!cancelled) req.abort.addEventListener('abort', onAbort, { once: true });
+      await this.#deps.clock.sleep(wait, woken.signal).catch(() => undefined);
+      req.abort.removeEventListener('abort', onAbort);
+    }
   }
 
   // ---- idle tracking --------------------------------------------------------------------------
