@@ -108,6 +108,30 @@ describe('trellis start-all with SVC_REDIS_URL and two workers', { timeout: 60_0
     expect(workers[1]!.output()).not.toMatch(new RegExp(id));
   });
 
+  it("sends a child run to the workers its step's workerSelector names, from a parent on another worker", async () => {
+    // Workers have no DAGs folder: the child is defined in the parent's file.
+    const spec = [
+      'workerSelector:\n  gpu: "true"',
+      'steps:',
+      '  - name: hand-off\n    call: kid\n    workerSelector:\n      gpu: "false"',
+      '---',
+      'name: kid',
+      'steps:\n  - name: where\n    command: echo kid-ran',
+      '',
+    ].join('\n');
+    expect((await call('POST', '/dags', { name: 'fleet-parent', spec })).status).toBe(201);
+    const started = await call('POST', '/dags/fleet-parent/start', {});
+    expect(started.status).toBe(200);
+    const id = started.body.dagRunId as string;
+    expect(await untilFinal('fleet-parent', id)).toMatchObject({ status: 4 });
+    // The parent ran on the gpu worker; the child was taken off its queue by the cpu worker.
+    expect(workers[0]!.output()).toMatch(new RegExp(`running run ${id} of DAG "fleet-parent"`));
+    const child = /running run (\S+) of DAG "kid"/.exec(workers[1]!.output())?.[1];
+    expect(child).toBeDefined();
+    const log = await call('GET', `/dag-runs/fleet-parent/${id}/children/${child}/steps/where/log`);
+    expect(log.body).toMatchObject({ content: 'kid-ran' });
+  });
+
   it('exports workers by health, dispatch latency and queue depth as metrics', async () => {
     const res = await fetch(`${base}/metrics`);
     const text = await res.text();
