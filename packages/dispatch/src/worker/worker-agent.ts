@@ -522,12 +522,13 @@ export class WorkerAgent implements ChildRunner {
         // After a stop the parent waits a bounded time for the child's end to be confirmed.
         giveUpAt = this.#deps.clock.now().getTime() + CHILD_CANCEL_WAIT_MS;
       }
-      if (cancelled && this.#deps.clock.now().getTime() > giveUpAt)
-        return result(
-          RunStatus.Cancelled,
-          {},
-          `child DAG run ${req.dagRunId} of "${dag.name}" was asked to stop; the coordinator did not confirm its end within ${CHILD_CANCEL_WAIT_MS / 1000} s`,
-        );
+      if (cancelled && this.#deps.clock.now().getTime() > giveUpAt) {
+        const why = `child DAG run ${req.dagRunId} of "${dag.name}" was asked to stop; the coordinator did not confirm its end within ${CHILD_CANCEL_WAIT_MS / 1000} s`;
+        // The stopped parent's step says only "stopped" (the engine drops a stopped child's
+        // error): the worker's log is where an operator learns the child may still run.
+        this.#deps.log(`${why}; it may still run`);
+        return result(RunStatus.Cancelled, {}, why);
+      }
       try {
         if (!started) {
           if (cancelled) return result(RunStatus.Cancelled, {}); // never asked for: nothing runs
