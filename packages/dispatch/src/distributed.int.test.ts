@@ -6,7 +6,7 @@ import { RunStatus, sequentialIdGenerator, systemClock } from '@trellis/core';
 import { CoordinatorClient } from '@trellis/coordinator';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
 import { FsDagCatalog, RunService, WorkerChildRuns, type RunServiceDeps } from '@trellis/services';
-import type { ChildRunResult } from '@trellis/engine';
+import type { ChildRunRequest, ChildRunResult } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import {
@@ -311,6 +311,34 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
   /** Child runs workers asked the coordinator for, by run id: each one's end. */
   const asked = new Map<string, Promise<ChildRunResult>>();
 
+  /** Hears the child a worker asked for being stored, by its root's run id. */
+  const storedUnder = new Map<string, (req: ChildRunRequest) => void>();
+  /**
+   * Children that parents on workers ask for, as the CLI wires them in the coordinator's
+   * process: a coordinator restart (a new process) starts with a new one.
+   */
+  const workerChildRuns = (): WorkerChildRuns =>
+    new WorkerChildRuns({
+      children: {
+        run: (req, opts) => {
+          const done = runs.run(req, {
+            onStored: () => {
+              opts.onStored();
+              storedUnder.get(req.root.dagRunId)?.(req);
+            },
+          });
+          asked.set(req.dagRunId, done);
+          return done;
+        },
+      },
+      store: side.store,
+      clock: systemClock,
+      warn: () => undefined,
+    });
+  /** Resolves once the child a worker asked for under root run `rootId` is stored (queued). */
+  const childStored = (rootId: string): Promise<ChildRunRequest> =>
+    new Promise((resolve) => storedUnder.set(rootId, resolve));
+
   beforeAll(() => {
     dagsDir = mkdtempSync(join(tmpdir(), 'trellis-parent-dags-'));
     mkdirSync(dagsDir, { recursive: true });
@@ -336,19 +364,7 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
     const listener = (r: DagRunRecord): void => runs.onRemoteUpdate(r);
     side.onRunUpdate.add(listener);
     unlisten = () => side.onRunUpdate.delete(listener);
-    // Children that parents on workers ask for, as the CLI wires them in the coordinator.
-    side.children = new WorkerChildRuns({
-      children: {
-        run: (req, opts) => {
-          const done = runs.run(req, opts);
-          asked.set(req.dagRunId, done);
-          return done;
-        },
-      },
-      store: side.store,
-      clock: systemClock,
-      warn: () => undefined,
-    });
+    side.children = workerChildRuns();
   });
 
   afterAll(() => {
@@ -597,4 +613,131 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
       client.close();
     }
   });
+
+  it('on a worker: the parent gets the final record of its child on another worker across a coordinator restart', async () => {
+    await Promise.all([worker('wa-5', { pool: 'wa5' }), worker('wb-5', { pool: 'wb5' })]);
+    await Promise.all([joined('wa-5'), joined('wb-5')]);
+    const id = newId();
+    const childRunning = childUpdate(
+      'kid',
+      (r) => r.root.dagRunId === id && r.nodes[0]?.status === 1,
+    );
+    await side.submit(
+      parentOnWorker('on-wa5', 'wa5', 'wb5', [
+        '  - {name: where, command: "sleep 1; echo from-wb", output: WHERE}',
+      ]),
+      id,
+    );
+    expect((await childRunning).owner?.workerId).toBe('wb-5');
+    // Down longer than the child has left to run: it ends meanwhile, the parent's worker polls on.
+    await side.restartCoordinator(2_500, () => {
+      side.children = workerChildRuns();
+    });
+    const restartedAt = Date.now();
+    const final = await side.final(id);
+    expect(final.status).toBe(RunStatus.Succeeded);
+    expect(final.owner?.workerId).toBe('wa-5');
+    const child = await childOf(final);
+    expect(child.status).toBe(RunStatus.Succeeded);
+    expect(child.owner?.workerId).toBe('wb-5');
+    expect(Date.parse(child.finishedAt)).toBeLessThan(restartedAt); // it ended in the outage
+    expect(Date.parse(final.nodes[0]!.finishedAt)).toBeGreaterThanOrEqual(restartedAt);
+    expect(final.nodes[0]?.status).toBe(4);
+    expect(final.nodes[1]?.outputs).toEqual({ SHOWN: 'got-from-wb' });
+  }, 30_000);
+
+  it('on a worker: a child left queued by a coordinator that restarted is failed as orphaned, and so is the parent’s step', async () => {
+    await worker('wa-6', { pool: 'wa6' });
+    await joined('wa-6');
+    const id = newId();
+    const stored = childStored(id);
+    await side.submit(parentOnWorker('on-wa6', 'wa6', 'nobody6', ['  - echo never']), id);
+    const req = await stored; // queued: no worker has pool=nobody6
+    await side.restartCoordinator(500, () => {
+      side.children = workerChildRuns();
+    });
+    const final = await side.final(id);
+    expect(final.status).toBe(RunStatus.Failed);
+    expect(final.nodes[0]?.status).toBe(2);
+    expect(final.nodes[0]?.error).toMatch(
+      /child DAG run .* of "kid" failed: the coordinator restarted before a worker started it/,
+    );
+    expect(final.nodes[1]?.status).not.toBe(4);
+    const child = await childOf(final);
+    expect(child.dagRunId).toBe(req.dagRunId);
+    expect(child.status).toBe(RunStatus.Failed);
+    expect(child.error).toMatch(/the coordinator restarted before a worker started it/);
+  }, 30_000);
+
+  it('on a worker: asks again for a child whose start the coordinator answered but never stored', async () => {
+    await Promise.all([worker('wa-7', { pool: 'wa7' }), worker('wb-7', { pool: 'wb7' })]);
+    await Promise.all([joined('wa-7'), joined('wb-7')]);
+    const port = workerChildRuns();
+    let starts = 0;
+    // The first answer is one of a coordinator that lost the request (GetRun then finds nothing).
+    side.children = {
+      start: (r) => (++starts === 1 ? Promise.resolve(true) : port.start(r)),
+      status: (ref, root) => port.status(ref, root),
+      cancel: (ref, root) => port.cancel(ref, root),
+    };
+    try {
+      const id = newId();
+      await side.submit(
+        parentOnWorker('on-wa7', 'wa7', 'wb7', [
+          '  - {name: where, command: echo again, output: WHERE}',
+        ]),
+        id,
+      );
+      const final = await side.final(id);
+      expect(final.status).toBe(RunStatus.Succeeded);
+      expect(starts).toBe(2);
+      expect((await childOf(final)).owner?.workerId).toBe('wb-7');
+      expect(final.nodes[1]?.outputs).toEqual({ SHOWN: 'got-again' });
+    } finally {
+      side.children = port;
+    }
+  });
+
+  it('on a worker: a stopped parent waits at most 15 s for its child’s end to be confirmed', async () => {
+    const parent = await worker('wa-8', { pool: 'wa8' });
+    await joined('wa-8');
+    const port = workerChildRuns();
+    let cancels = 0;
+    // A coordinator that takes the stop but never ends the child (it stays queued).
+    side.children = {
+      start: (r) => port.start(r),
+      status: (ref, root) => port.status(ref, root),
+      cancel: () => {
+        cancels++;
+        return Promise.resolve(true);
+      },
+    };
+    try {
+      const id = newId();
+      const stored = childStored(id);
+      await side.submit(parentOnWorker('on-wa8', 'wa8', 'nobody8', ['  - echo never']), id);
+      const req = await stored;
+      const stopAt = Date.now();
+      await side.store.requestStop({ name: 'on-wa8', dagRunId: id });
+      const final = await side.final(id);
+      const waited = Date.now() - stopAt;
+      expect(final.status).toBe(RunStatus.Cancelled);
+      expect(final.nodes[0]?.status).toBe(3);
+      expect(final.nodes[0]?.error).toBe('stopped');
+      await parent.waitFor(
+        /of "kid" was asked to stop; the coordinator did not confirm its end within 15 s; it may still run/,
+      );
+      expect(cancels).toBeGreaterThanOrEqual(1);
+      expect(waited).toBeGreaterThanOrEqual(15_000);
+      expect(waited).toBeLessThan(20_000);
+      // The child it gave up on is still queued; end it for real.
+      const ref = { name: 'kid', dagRunId: req.dagRunId };
+      const root = { name: 'on-wa8', dagRunId: id };
+      expect((await port.status(ref, root))?.status).toBe(RunStatus.Queued);
+      expect(await port.cancel(ref, root)).toBe(true);
+      expect((await asked.get(req.dagRunId))?.status).toBe(RunStatus.Cancelled);
+    } finally {
+      side.children = port;
+    }
+  }, 40_000);
 });

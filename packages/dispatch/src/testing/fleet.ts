@@ -15,8 +15,11 @@ export interface CoordinatorSide {
   readonly store: FsRunStore;
   readonly coordinator: Coordinator;
   readonly dispatcher: BullmqDispatcher;
-  /** Stops the coordinator, waits `downMs`, and starts a new one on the same port and store. */
-  restartCoordinator(downMs: number): Promise<void>;
+  /**
+   * Stops the coordinator, waits `downMs`, and starts a new one on the same port and store.
+   * `whileDown` runs once it is stopped (to replace what a new process would hold anew).
+   */
+  restartCoordinator(downMs: number, whileDown?: () => void): Promise<void>;
   readonly updates: DagRunRecord[];
   /** Hears every record the coordinator writes (a RunService's `onRemoteUpdate`). */
   readonly onRunUpdate: Set<(record: DagRunRecord) => void>;
@@ -90,10 +93,11 @@ export const startCoordinatorSide = async (
     get dispatcher() {
       return dispatcher;
     },
-    restartCoordinator: async (downMs) => {
+    restartCoordinator: async (downMs, whileDown) => {
       const port = coordinator.port;
       await dispatcher.close();
       await coordinator.stop();
+      whileDown?.();
       await clock.sleep(downMs);
       coordinator = makeCoordinator(port);
       await coordinator.start();
