@@ -31,4 +31,5 @@ export { envToStrings } from './normalize/env.js';
 export { MAX_PARALLEL_ITEMS } from './normalize/parallel.js';
 export * from './api-shape/api-shape.js';
 export * from './model/run.js';
+export * from './model/worker-selector.js';
 export { nextFireOf, nextRunOf, previousFireOf } from './schedule-next.js';

@@ -1,19 +1,6 @@
-/** Labels a worker carries, or a selector's required labels: name -> value. */
-export type Labels = Readonly<Record<string, string>>;
+import { ANY_QUEUE, type Labels } from '@trellis/spec';
 
-/** Name of the dispatch queue for runs without a selector. */
-export const ANY_QUEUE = 'any';
-
-/**
- * The canonical form of a `workerSelector`, which names its dispatch queue (ARCHITECTURE.md
- * section 3): `any` when empty, else `k=v` pairs sorted by label name and joined by `,`, so equal
- * selectors share one queue whatever order they were written in.
- */
-export const canonicalSelector = (selector: Labels): string => {
-  const keys = Object.keys(selector).sort();
-  if (keys.length === 0) return ANY_QUEUE;
-  return keys.map((k) => `${k}=${selector[k] ?? ''}`).join(',');
-};
+export { ANY_QUEUE, canonicalSelector, type Labels } from '@trellis/spec';
 
 /**
  * The selector a canonical queue name stands for (inverse of {@link canonicalSelector}).

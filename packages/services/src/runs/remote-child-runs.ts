@@ -1,6 +1,6 @@
 import { RunStatus, isFinalRunStatus, type Clock } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
-import type { Dag, DagRunRecord, RunRef } from '@trellis/spec';
+import { canonicalSelector, type Dag, type DagRunRecord, type RunRef } from '@trellis/spec';
 import { ACTIVATION_LIMIT_MS } from '../queues/run-queues.js';
 import type { RunDispatcher } from './dispatcher-port.js';
 import type { RunStorePort } from './run-store-port.js';
@@ -10,13 +10,6 @@ export type Selector = Readonly<Record<string, string>>;
 /** A child run's selector: its step's `workerSelector`, or its DAG's when the step has none. */
 export const effectiveSelector = (step: Selector, dag: Selector): Selector =>
   Object.keys(step).length > 0 ? step : dag;
-
-/** `k=v,...` sorted by label name, as dispatch queues are named. */
-export const describeSelector = (sel: Selector): string =>
-  Object.keys(sel)
-    .sort()
-    .map((k) => `${k}=${sel[k] ?? ''}`)
-    .join(',');
 
 /** A child run to execute on workers: its queued record (not yet stored) and DAG snapshot. */
 export interface RemoteChild {
@@ -79,7 +72,7 @@ export class RemoteChildRuns {
       onStored?.();
       const log = this.deps.store.recorderFor(record);
       const ready = await this.#waitForWorker(record, selector, abort, log);
-      if (ready) log.log(`handing the run to a worker with labels ${describeSelector(selector)}`);
+      if (ready) log.log(`handing the run to a worker with labels ${canonicalSelector(selector)}`);
       await log.close(); // the coordinator appends the worker's lines after these
       if (!ready)
         return (
@@ -88,7 +81,7 @@ export class RemoteChildRuns {
       try {
         await this.deps.dispatcher.dispatch({ ...child });
       } catch (e) {
-        const why = `handing the run to a worker with labels ${describeSelector(selector)} failed: ${(e as Error).message}`;
+        const why = `handing the run to a worker with labels ${canonicalSelector(selector)} failed: ${(e as Error).message}`;
         return (await this.#endQueued(record, RunStatus.Failed, why)) ?? (await final);
       }
       const timer = new AbortController();
@@ -106,7 +99,7 @@ export class RemoteChildRuns {
         const failed = await this.#endQueued(
           record,
           RunStatus.Failed,
-          `the run was handed to workers with labels ${describeSelector(selector)} but none started it within ${ACTIVATION_LIMIT_MS / 1000} s; taken off the queue`,
+          `the run was handed to workers with labels ${canonicalSelector(selector)} but none started it within ${ACTIVATION_LIMIT_MS / 1000} s; taken off the queue`,
         );
         // Taken off its dispatch queue; a worker that claims it now is refused (it ended).
         if (failed) {
