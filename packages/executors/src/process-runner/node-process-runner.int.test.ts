@@ -182,6 +182,7 @@ describe('spawner process runner', () => {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const spawner = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     expect(spawner).not.toBe(process.pid);
+    expect(readFileSync(`/proc/${spawner}/cmdline`, 'utf8')).toMatch(/^trellis-spawner/); // in ps
     process.kill(spawner, 'SIGKILL');
     expect(await proc.exited).toEqual({ exitCode: null, signal: null });
     expect(io.stderr.text).toMatch(

@@ -18,6 +18,9 @@ export const SPAWNER_SOURCE = `
 const { spawn } = require('node:child_process');
 const children = new Map();
 
+// What \`ps\` shows instead of this whole program text.
+process.title = 'trellis-spawner';
+
 // The parent is gone: nothing can receive the output any more. Started processes keep running
 // (they lead their own groups), as they would if the parent had spawned them itself.
 process.on('disconnect', () => process.exit(0));
