@@ -16,6 +16,7 @@ import {
 } from '@trellis/coordinator';
 import {
   applyParamOverrides,
+  childRunResult,
   runDag,
   type ChildRunRequest,
   type ChildRunResult,
@@ -476,9 +477,7 @@ export class WorkerAgent implements ChildRunner {
       snapshotJson: JSON.stringify({ dag, localDags: req.localDags }),
       abort: req.abort,
     });
-    const outputs: Record<string, string> = {};
-    for (const n of final.nodes) Object.assign(outputs, n.outputs);
-    return { name: dag.name, dagRunId: final.dagRunId, status: final.status, outputs };
+    return childRunResult(dag.name, final);
   }
 
   /**
@@ -544,16 +543,8 @@ export class WorkerAgent implements ChildRunner {
           started = false; // the coordinator lost the request (restarted before storing it)
         else {
           const record = JSON.parse(got.recordJson) as DagRunRecord;
-          if (isFinalRunStatus(record.status)) {
-            const outputs: Record<string, string> = {};
-            for (const n of record.nodes) Object.assign(outputs, n.outputs);
-            // Why it failed when no step did (worker lost, no worker took it): the step says.
-            const error =
-              record.status === RunStatus.Failed && record.error !== ''
-                ? `child DAG run ${record.dagRunId} of "${dag.name}" failed: ${record.error}`
-                : undefined;
-            return result(record.status, outputs, error);
-          }
+          if (isFinalRunStatus(record.status))
+            return childRunResult(dag.name, record, { remote: true });
         }
         wait = Math.min(wait * 2, CHILD_POLL_MS);
       } catch (e) {

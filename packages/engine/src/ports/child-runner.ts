@@ -1,5 +1,5 @@
-import type { NodeStatus, RunStatus } from '@trellis/core';
-import type { Dag, RunRef } from '@trellis/spec';
+import { RunStatus, type NodeStatus } from '@trellis/core';
+import type { Dag, DagRunRecord, RunRef } from '@trellis/spec';
 
 /** A request to run a child DAG for a node (`run:`, `call:`, `executor: dag`). */
 export interface ChildRunRequest {
@@ -55,3 +55,23 @@ export interface ChildRunner {
 
 /** The node status a child run's status maps to (peer-behaviour 4.7). */
 export type ChildNodeStatus = Extract<NodeStatus, 2 | 3 | 4 | 6>;
+
+/**
+ * What a child run that ended as `record` gives its step: its status and the output variables of
+ * all its nodes. With `remote` (a child that ran on other workers), a failure outside its steps
+ * (its record's `error`: the worker was lost, no worker took it) becomes the step's error.
+ */
+export const childRunResult = (
+  dagName: string,
+  record: DagRunRecord,
+  opts: { readonly remote?: boolean } = {},
+): ChildRunResult => {
+  const outputs: Record<string, string> = {};
+  for (const n of record.nodes) Object.assign(outputs, n.outputs);
+  const result = { name: dagName, dagRunId: record.dagRunId, status: record.status, outputs };
+  if (!opts.remote || record.status !== RunStatus.Failed || record.error === '') return result;
+  return {
+    ...result,
+    error: `child DAG run ${record.dagRunId} of "${dagName}" failed: ${record.error}`,
+  };
+};

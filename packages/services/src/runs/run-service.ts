@@ -16,6 +16,7 @@ import {
 } from '@trellis/core';
 import {
   applyParamOverrides,
+  childRunResult,
   parseParamsInput,
   newNodeRecord,
   runDag,
@@ -947,10 +948,7 @@ export class RunService implements ChildRunner {
       dryRun: req.dryRun,
       ...(this.dryLog ? { onLog: this.dryLog } : {}),
     });
-    const final = await started.done;
-    const outputs: Record<string, string> = {};
-    for (const n of final.nodes) Object.assign(outputs, n.outputs);
-    return { name: dag.name, dagRunId: final.dagRunId, status: final.status, outputs };
+    return childRunResult(dag.name, await started.done);
   }
 
   /** A child run for workers: stored queued under its root, then dispatched by `selector`. */
@@ -973,20 +971,7 @@ export class RunService implements ChildRunner {
     });
     delete record.owner; // the worker that claims it becomes its owner
     const final = await remote.run({ record, dag, localDags, selector }, req.abort, onStored);
-    const outputs: Record<string, string> = {};
-    for (const n of final.nodes) Object.assign(outputs, n.outputs);
-    // Why it failed when no step did (worker lost, no worker took it): the parent's step says.
-    const error =
-      final.status === RunStatus.Failed && final.error !== ''
-        ? `child DAG run ${final.dagRunId} of "${dag.name}" failed: ${final.error}`
-        : undefined;
-    return {
-      name: dag.name,
-      dagRunId: final.dagRunId,
-      status: final.status,
-      outputs,
-      ...(error !== undefined ? { error } : {}),
-    };
+    return childRunResult(dag.name, final, { remote: true });
   }
 
   // ---- internals ------------------------------------------------------------------------------
