@@ -121,9 +121,10 @@ describe.each([
     expect(await proc.exited).toEqual({ exitCode: 0, signal: null });
     await new Promise<void>((r) => (slow.writableLength === 0 ? r() : slow.once('drain', r)));
     expect(received + inFlight).toBe(16 * 1024 * 1024);
-    // Paused at the high-water mark; what the thread read before the pause arrived (a few pipe
-    // reads of 64 KiB) is all that piles up, never the whole output.
-    expect(highest).toBeLessThan(2 * 1024 * 1024);
+    // Paused at the high-water mark; what was read before the pause arrived (pipe reads of 64 KiB,
+    // and for the spawner what was on its way over IPC: about 2 MiB under load) is all that
+    // piles up, never the whole output (about 13 MiB without the pause).
+    expect(highest).toBeLessThan(4 * 1024 * 1024);
   });
 
   it('delivers a signal sent before the process was running', async () => {
