@@ -7,7 +7,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { DockerExecutor, HttpExecutor, JqExecutor } from '../packages/executors/dist/index.js';
+import { DockerExecutor } from '../packages/executors/dist/docker/docker.executor.js';
+import { HttpExecutor, JqExecutor } from '../packages/executors/dist/index.js';
 import { parseDagFile } from '../packages/spec/dist/index.js';
 
 // dockerode is the executors package's dependency: resolve it from there.
