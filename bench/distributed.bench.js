@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../packages/core/dist/index.js';
 import { Coordinator } from '../packages/coordinator/dist/index.js';
-import { BullmqDispatcher, createRedis } from '../packages/dispatch/dist/index.js';
+import { BullmqDispatcher, createRedis } from '../packages/dispatch/dist/remote.js';
 import { parseDagFile } from '../packages/spec/dist/index.js';
 import { FsRunStore } from '../packages/store/dist/index.js';
 import { pct, sleep } from './util.js';

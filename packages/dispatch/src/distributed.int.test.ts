@@ -1,3 +1,4 @@
+import { createLocalDispatcher } from '@trellis/dispatch';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -348,22 +349,30 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
       dispatch: (a) => side.dispatcher.dispatch(a),
       cancel: (ref, root) => side.dispatcher.cancel(ref, root),
       onCapacity: (l) => side.dispatcher.onCapacity(l),
+      // the coordinator's writes (this side's hook) are the remote run-update event
+      onRunUpdate: (l) => {
+        side.onRunUpdate.add(l);
+        unlisten = () => side.onRunUpdate.delete(l);
+        return unlisten;
+      },
     };
     runs = new RunService({
       store: side.store,
       dags: new FsDagCatalog(dagsDir),
       clock: systemClock,
       ids: sequentialIdGenerator('parent-'),
-      executors: { shell: new ShellExecutor() },
-      commands: new ShellCommandRunner(),
       processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
-      systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dagsDir },
-      defaultShell: 'sh',
       dispatcher,
+      local: createLocalDispatcher({
+        clock: systemClock,
+        executors: { shell: new ShellExecutor() },
+        commands: new ShellCommandRunner(),
+        systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dagsDir },
+        defaultShell: 'sh',
+        store: side.store,
+        children: () => runs,
+      }),
     });
-    const listener = (r: DagRunRecord): void => runs.onRemoteUpdate(r);
-    side.onRunUpdate.add(listener);
-    unlisten = () => side.onRunUpdate.delete(listener);
     side.children = workerChildRuns();
   });
 

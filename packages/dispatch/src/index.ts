@@ -1,10 +1,10 @@
+// The local side (no BullMQ, no gRPC: loaded in every process). The remote side is
+// `@trellis/dispatch/remote`, loaded only in distributed mode.
+export { RunHost, type HostedRun, type RunHostDeps, type RunningRun } from './host/run-host.js';
 export {
-  BullmqDispatcher,
-  type BullmqDispatcherDeps,
-  type DispatchActivation,
-} from './remote/bullmq-dispatcher.js';
-export { DEFAULT_PREFIX, bullQueueName, jobIdOf, type RunJobData } from './remote/job-data.js';
-export { createRedis } from './remote/redis-connection.js';
-export { GrpcRecorder, type GrpcRecorderInit } from './worker/grpc-recorder.js';
-export { Outbox, type OutboxDeps } from './worker/outbox.js';
-export { WorkerAgent, type WorkerAgentDeps } from './worker/worker-agent.js';
+  LocalDispatcher,
+  createLocalDispatcher,
+  type LocalDispatcherDeps,
+  type LocalLaunch,
+} from './local/local-dispatcher.js';
+export { dryRecorder } from './local/dry-recorder.js';

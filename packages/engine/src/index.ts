@@ -11,3 +11,10 @@ export { newNodeRecord } from './run/node-state.js';
 export { evaluateRunStatus } from './run/run-status.js';
 export { backoffDelayMs } from './policies/backoff.js';
 export { shouldRetry, retryDelayMs, resolveRetryPolicy } from './policies/retry-policy.js';
+export {
+  hostedRunKey,
+  newRunRecord,
+  resolveRunParams,
+  type NewRunRecordInput,
+  type RunParams,
+} from './record/new-run-record.js';

@@ -5,6 +5,14 @@ export {
   type StartRequest,
   type StartedRun,
 } from './runs/run-service.js';
+export type { Trigger } from './admission/admission.js';
+export type {
+  LocalDispatcherPort,
+  LocalRun,
+  RunActivation,
+  RunDispatcher,
+} from './runs/dispatcher-port.js';
+export { recoverOrphans } from './runs/orphan-recovery.js';
 export {
   WorkerChildRuns,
   type WorkerChildDeps,
@@ -30,6 +38,7 @@ export type {
   DagListEntry,
   DagListQuery,
   DagSearchResult,
+  DagCatalog,
 } from './dags/dag-catalog-port.js';
 export type { DagRunSummary } from './dags/dag-catalog-port.js';
 export {

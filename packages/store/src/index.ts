@@ -20,6 +20,7 @@ export {
 } from './owner/process-owner.js';
 export { isOrphanedOwner } from './owner/orphan.js';
 export { toSafeName } from './layout/safe-name.js';
+export { runLogPathIn, stepLogPathsBeside } from './layout/log-locations.js';
 export { writeFileAtomic } from './fs/atomic-write.js';
 export type { CleanupReport, RetentionDays } from './runs/cleanup-all.js';
 export {

@@ -1,3 +1,4 @@
+import { createLocalDispatcher } from '@trellis/dispatch';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -22,17 +23,22 @@ const service = (t: RunTracer): { runs: RunService; store: FsRunStore } => {
     logDir: join(home, 'logs'),
     clock: systemClock,
   });
-  const runs = new RunService({
+  const runs: RunService = new RunService({
     store,
     dags: new FsDagCatalog(join(home, 'dags')),
     clock: systemClock,
     ids: sequentialIdGenerator(),
-    executors: { shell: new ShellExecutor() },
-    commands: new ShellCommandRunner(),
     processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
-    systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
-    defaultShell: 'sh',
-    runHooks: [t],
+    local: createLocalDispatcher({
+      clock: systemClock,
+      executors: { shell: new ShellExecutor() },
+      commands: new ShellCommandRunner(),
+      systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
+      defaultShell: 'sh',
+      runHooks: [t],
+      store: store,
+      children: () => runs,
+    }),
   });
   return { runs, store };
 };

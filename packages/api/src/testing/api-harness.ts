@@ -1,3 +1,4 @@
+import { createLocalDispatcher } from '@trellis/dispatch';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,19 +50,24 @@ export const apiHarness = (
   const events = new EngineEvents();
   events.setMaxListeners(0);
   const catalog = new FsDagCatalog(dagsDir);
-  const runs = new RunService({
+  const runs: RunService = new RunService({
     store,
     dags: catalog,
     clock: systemClock,
     ids: sequentialIdGenerator(),
-    executors: { shell: new ShellExecutor() },
-    commands: new ShellCommandRunner(),
     processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
-    systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
-    defaultShell: 'sh',
-    events,
     processQueues: true,
     queues: opts.queueConfig ?? [],
+    local: createLocalDispatcher({
+      clock: systemClock,
+      executors: { shell: new ShellExecutor() },
+      commands: new ShellCommandRunner(),
+      systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
+      defaultShell: 'sh',
+      events,
+      store: store,
+      children: () => runs,
+    }),
   });
   const dags = opts.dags?.(dagsDir) ?? catalogDefinitions(catalog);
   const deps: HttpDeps = {

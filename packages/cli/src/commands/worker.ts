@@ -83,7 +83,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const [{ CoordinatorClient }, { WorkerAgent, createRedis }, executors, { tlsOf }, { RunTracer }] =
     await Promise.all([
       import('@trellis/coordinator'),
-      import('@trellis/dispatch'),
+      import('@trellis/dispatch/remote'),
       import('@trellis/executors'),
       import('../wiring/fleet.js'),
       import('@trellis/telemetry'),

@@ -5,16 +5,13 @@ import {
   type TlsFiles,
   type WorkerView,
 } from '@trellis/coordinator';
-import { BullmqDispatcher, createRedis } from '@trellis/dispatch';
-import type { DagRunRecord } from '@trellis/spec';
+import { BullmqDispatcher, createRedis } from '@trellis/dispatch/remote';
 import type { FsRunStore } from '@trellis/store';
 
 /** The coordinator side of distributed mode in one process: gRPC coordinator + BullMQ dispatch. */
 export interface Fleet {
   readonly coordinator: Coordinator;
   readonly dispatcher: BullmqDispatcher;
-  /** Where remote runs' record changes go (the run service's queue ledger). */
-  onRunUpdate: (record: DagRunRecord) => void;
   /** Starts and watches the child runs workers ask for (the run service's child path). */
   children: ChildRunsPort | undefined;
   /** Where dispatch-to-claim latencies go (metrics). */
@@ -48,7 +45,6 @@ export const makeFleet = (
   if (url === undefined) return undefined;
   const c = config.coordinator;
   const tls = tlsOf(config);
-  let onRunUpdate: (record: DagRunRecord) => void = () => undefined;
   let onClaimed: (latencyMs: number) => void = () => undefined;
   let children: ChildRunsPort | undefined;
   const noChildren = (): Error =>
@@ -61,7 +57,8 @@ export const makeFleet = (
     port: c.port,
     ...(c.advertise ? { advertise: c.advertise } : {}),
     ...(tls ? { tls } : {}),
-    onRunUpdate: (r) => onRunUpdate(r),
+    // the coordinator writes workers' reports; the dispatcher tells admission (its run-update event)
+    onRunUpdate: (r) => remote.reportRunUpdate(r),
     onClaimed: (ms) => onClaimed(ms),
     children: {
       start: (req) => (children ? children.start(req) : Promise.reject(noChildren())),
@@ -72,16 +69,10 @@ export const makeFleet = (
   });
   const redis = createRedis(url);
   redis.on('error', () => undefined); // reconnects on its own; BullMQ reports lasting trouble
-  const dispatcher = new BullmqDispatcher({ redis, coordinator, clock });
+  const remote = new BullmqDispatcher({ redis, coordinator, clock });
   return {
     coordinator,
-    dispatcher,
-    set onRunUpdate(f: (record: DagRunRecord) => void) {
-      onRunUpdate = f;
-    },
-    get onRunUpdate() {
-      return onRunUpdate;
-    },
+    dispatcher: remote,
     set children(c: ChildRunsPort | undefined) {
       children = c;
     },
@@ -111,13 +102,13 @@ export const makeFleet = (
           { cause: e },
         );
       }
-      await dispatcher.start();
+      await remote.start();
       log(
         `coordinator listening on ${c.host}:${coordinator.port} (workers dial ${coordinator.advertise}${tls ? ', TLS' : ''})`,
       );
     },
     stop: async () => {
-      await dispatcher.close();
+      await remote.close();
       await coordinator.stop();
       redis.disconnect();
     },

@@ -6,6 +6,7 @@ import {
   type Config,
   type ConfigFlags,
 } from '@trellis/core';
+import { LocalDispatcher, RunHost } from '@trellis/dispatch';
 import { EngineEvents } from '@trellis/engine';
 import {
   NodeProcessRunner,
@@ -16,6 +17,7 @@ import {
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsDagCatalog, FsDagDefinitions, RunService, WorkerChildRuns } from '@trellis/services';
+import { RetentionOnStart } from '@trellis/scheduler';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from '@trellis/telemetry';
 import type { CliIo } from '../io.js';
@@ -88,24 +90,28 @@ export const makeRuntime = async (
     containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,
     processes,
   });
-  const runs = new RunService({
+  const host = new RunHost({
+    clock,
+    executors: executorSet.executors,
+    commands: new ShellCommandRunner(processes),
+    events,
+    systemEnv: definedEnv(io.env),
+    defaultShell: config.defaultShell || io.env.SHELL || 'sh',
+    runHooks: [tracer, ...executorSet.runHooks, new RetentionOnStart({ store, clock })],
+  });
+  const local = new LocalDispatcher({ host, store, children: () => runs });
+  const runs: RunService = new RunService({
     store,
     dags,
     clock,
     ids: uuidv7Generator(() => clock.now().getTime()),
-    executors: executorSet.executors,
-    commands: new ShellCommandRunner(processes),
     processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
-    systemEnv: definedEnv(io.env),
-    defaultShell: config.defaultShell || io.env.SHELL || 'sh',
-    events,
-    runHooks: [tracer, ...executorSet.runHooks],
+    local,
     queues: config.queues,
     warn: (m) => io.err(`warning: ${m}`),
     ...(fleet ? { dispatcher: fleet.dispatcher } : {}),
   });
   if (fleet) {
-    fleet.onRunUpdate = (r) => runs.onRemoteUpdate(r);
     // Children that parents on workers ask for take the same path as those of local parents.
     fleet.children = new WorkerChildRuns({
       children: runs,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { RunStatus, type Clock } from '@trellis/core';
-import { CronScheduler, type ScheduledDag } from '@trellis/scheduler';
+import { CronScheduler, runQueueProcessor, type ScheduledDag } from '@trellis/scheduler';
 import { applyRetentionToAll, type FsDagDefinitions } from '@trellis/services';
 import { LeaseLock, currentOwner } from '@trellis/store';
 import type { Runtime } from './runtime.js';
@@ -129,9 +129,10 @@ export const startSchedulerRole = (
     await Promise.all([
       retention,
       cron.run(inner.signal),
-      rt.runs.processQueues(inner.signal, {
+      runQueueProcessor(rt.runs.queues, clock, inner.signal, {
         intervalMs: QUEUE_PASS_MS,
         onTick: () => (lastPass = clock.now().getTime()),
+        warn: (m) => log(`warning: ${m}`),
       }),
       renewing,
     ]);

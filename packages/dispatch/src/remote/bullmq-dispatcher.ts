@@ -2,17 +2,9 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { RunStatus, type Clock } from '@trellis/core';
 import { canonicalSelector, type Coordinator } from '@trellis/coordinator';
-import type { Dag, DagRunRecord, RunRef } from '@trellis/spec';
+import type { RunActivation, RunDispatcher } from '@trellis/services';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { DEFAULT_PREFIX, bullQueueName, jobIdOf, queuesKey, type RunJobData } from './job-data.js';
-
-/** A run admission lets start now (the services' RunActivation, structurally). */
-export interface DispatchActivation {
-  readonly record: DagRunRecord;
-  readonly dag: Dag;
-  readonly localDags: readonly Dag[];
-  /** The labels a worker must carry. @default the DAG's `workerSelector` (child runs give theirs) */
-  readonly selector?: Readonly<Record<string, string>>;
-}
 
 export interface BullmqDispatcherDeps {
   readonly redis: Redis;
@@ -27,12 +19,13 @@ export interface BullmqDispatcherDeps {
  * goes on the BullMQ queue named after the canonical form of its selector (its DAG's
  * `workerSelector`, or the one a child run's step gives; `any` for none); the coordinator's registry answers whether a matching worker has a free slot.
  */
-export class BullmqDispatcher {
+export class BullmqDispatcher implements RunDispatcher {
   readonly #deps: BullmqDispatcherDeps;
   readonly #queues = new Map<string, Queue<RunJobData>>();
   readonly #prefix: string;
   /** Queue names already recorded in Redis by this dispatcher. */
   readonly #known = new Set<string>();
+  readonly #updates = new Set<(record: DagRunRecord) => void>();
 
   constructor(deps: BullmqDispatcherDeps) {
     this.#deps = deps;
@@ -49,7 +42,7 @@ export class BullmqDispatcher {
     return this.#deps.coordinator.availability(selector);
   }
 
-  async dispatch(activation: RunActivationLike): Promise<void> {
+  async dispatch(activation: RunActivation): Promise<void> {
     const { record, dag, localDags } = activation;
     const selector = activation.selector ?? dag.workerSelector;
     const name = canonicalSelector(selector);
@@ -100,6 +93,19 @@ export class BullmqDispatcher {
     return this.#deps.coordinator.onCapacity(listener);
   }
 
+  onRunUpdate(listener: (record: DagRunRecord) => void): () => void {
+    this.#updates.add(listener);
+    return () => this.#updates.delete(listener);
+  }
+
+  /**
+   * A remote run's record changed: the coordinator (the single writer of workers' reports) calls
+   * this for every record it writes; the listeners of {@link onRunUpdate} hear it.
+   */
+  reportRunUpdate(record: DagRunRecord): void {
+    for (const l of [...this.#updates]) l(record);
+  }
+
   /** Jobs waiting per dispatch queue (metrics: per-queue depth). */
   async depths(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
@@ -127,5 +133,3 @@ export class BullmqDispatcher {
     return q;
   }
 }
-
-type RunActivationLike = DispatchActivation;

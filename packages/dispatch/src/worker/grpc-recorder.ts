@@ -1,9 +1,8 @@
-import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { isFinalRunStatus, type Clock } from '@trellis/core';
 import type { RunRecorder, StepLogs } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
-import { toSafeName } from '@trellis/store';
+import { stepLogPathsBeside } from '@trellis/store';
 import type { Outbox } from './outbox.js';
 
 /** Identity and starting point of a run's recorder on a worker. */
@@ -73,9 +72,7 @@ export class GrpcRecorder implements RunRecorder {
   }
 
   openStepLogs(key: string): Promise<StepLogs> {
-    const base = join(dirname(this.runLogPath), toSafeName(key));
-    const stdoutPath = `${base}.out`;
-    const stderrPath = `${base}.err`;
+    const { stdoutPath, stderrPath } = stepLogPathsBeside(this.runLogPath, key);
     const sink = (path: string): Writable =>
       new Writable({
         write: (chunk: Buffer | string, _enc, cb) => {

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { Worker, WaitingError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { RunStatus, isFinalRunStatus, type Clock } from '@trellis/core';
+import { RunStatus, type Clock } from '@trellis/core';
 import {
-  canonicalSelector,
   isUnavailable,
   matchesSelector,
   type ClaimResponse,
@@ -15,9 +13,10 @@ import {
   type WorkerCommand,
 } from '@trellis/coordinator';
 import {
-  applyParamOverrides,
   childRunResult,
-  runDag,
+  hostedRunKey,
+  newRunRecord,
+  resolveRunParams,
   type ChildRunRequest,
   type ChildRunResult,
   type ChildRunner,
@@ -26,10 +25,13 @@ import {
   type ExecutorRegistry,
   type RunHook,
 } from '@trellis/engine';
-import { tokenizeParams, type Dag, type DagRunRecord, type RunRef } from '@trellis/spec';
+import type { Dag, DagRunRecord, RunRef } from '@trellis/spec';
+import { runLogPathIn } from '@trellis/store';
+import { RunHost } from '../host/run-host.js';
 import { DEFAULT_PREFIX, bullQueueName, type RunJobData } from '../remote/job-data.js';
 import { GrpcRecorder } from './grpc-recorder.js';
 import { Outbox } from './outbox.js';
+import { runChildElsewhere } from './remote-child.js';
 
 /** Everything a worker process needs, injected once (the CLI wires it). */
 export interface WorkerAgentDeps {
@@ -67,14 +69,6 @@ interface ActiveRun {
   dropped: boolean;
 }
 
-/** How often a worker reads the record of a child it asked the coordinator for (at most). */
-const CHILD_POLL_MS = 1_000;
-/** How long a stopped parent waits for the end of such a child to be confirmed. */
-const CHILD_CANCEL_WAIT_MS = 15_000;
-
-const keyOf = (ref: RunRef, root: RunRef): string =>
-  `${root.name}/${root.dagRunId}/${ref.name}/${ref.dagRunId}`;
-
 /**
  * `trellis worker` (ARCHITECTURE.md section 3): heartbeats every second, consumes the dispatch
  * queues the coordinator names (at most `concurrency` runs at once across all of them), claims
@@ -98,9 +92,19 @@ export class WorkerAgent implements ChildRunner {
   #heartbeats: Promise<void> | undefined;
   #commands: Promise<void> | undefined;
   readonly #idle = new Set<() => void>();
+  readonly #host: RunHost;
 
   constructor(deps: WorkerAgentDeps) {
     this.#deps = deps;
+    this.#host = new RunHost({
+      clock: deps.clock,
+      executors: deps.executors,
+      commands: deps.commands,
+      ...(deps.events ? { events: deps.events } : {}),
+      systemEnv: deps.systemEnv,
+      defaultShell: deps.defaultShell,
+      ...(deps.runHooks ? { runHooks: deps.runHooks } : {}),
+    });
     this.#outbox = new Outbox({
       client: () => deps.client,
       clock: deps.clock,
@@ -383,7 +387,7 @@ export class WorkerAgent implements ChildRunner {
     opts: { snapshotJson: string; abort: AbortSignal } | undefined,
   ): Promise<DagRunRecord> {
     const ref = { name: record.name, dagRunId: record.dagRunId };
-    const key = keyOf(ref, record.root);
+    const key = hostedRunKey(record);
     const stop = new AbortController();
     opts?.abort.addEventListener('abort', () => stop.abort(), { once: true });
     const active: ActiveRun = {
@@ -407,20 +411,15 @@ export class WorkerAgent implements ChildRunner {
       runKey: key,
     });
     try {
-      return await runDag(
-        {
-          clock: this.#deps.clock,
-          executors: this.#deps.executors,
-          commands: this.#deps.commands,
-          children: this,
-          recorder,
-          ...(this.#deps.events ? { events: this.#deps.events } : {}),
-          systemEnv: this.#deps.systemEnv,
-          defaultShell: this.#deps.defaultShell,
-          ...(this.#deps.runHooks ? { runHooks: this.#deps.runHooks } : {}),
-        },
-        { dag, localDags, record, stop: stop.signal },
-      );
+      const run = this.#host.execute({
+        record,
+        dag,
+        localDags,
+        recorder,
+        children: this,
+        stop: stop.signal,
+      });
+      return await run.done;
     } finally {
       this.#runs.delete(key);
       this.#notifyIdle();
@@ -447,121 +446,33 @@ export class WorkerAgent implements ChildRunner {
     const selector =
       Object.keys(req.workerSelector).length > 0 ? req.workerSelector : dag.workerSelector;
     if (!matchesSelector(this.#deps.labels, selector))
-      return this.#runElsewhere(req, dag, selector);
-    const tokens = req.params.trim() === '' ? [] : tokenizeParams(req.params);
-    const params = applyParamOverrides(dag.params, tokens).map((p) => ({
-      name: p.name,
-      value: p.value,
-    }));
-    const now = this.#deps.clock.now().toISOString();
-    const record: DagRunRecord = {
-      name: dag.name,
+      return runChildElsewhere(
+        {
+          client: this.#deps.client,
+          clock: this.#deps.clock,
+          log: this.#deps.log,
+          workerId: this.#deps.id,
+        },
+        req,
+        dag,
+        selector,
+      );
+    const params = resolveRunParams(dag, req.params, false);
+    const record = newRunRecord(dag, {
       dagRunId: req.dagRunId,
+      params: typeof params === 'string' ? [] : params,
       root: req.root,
       parent: req.parent,
       status: RunStatus.Running,
-      createdAt: now,
-      queuedAt: '',
-      startedAt: now,
-      finishedAt: '',
-      log: join(this.#logDir, dag.name, req.dagRunId, 'run.log'),
-      params,
-      nodes: [],
-      preconditions: [],
-      error: '',
+      now: this.#deps.clock.now().toISOString(),
+      log: runLogPathIn(this.#logDir, { name: dag.name, dagRunId: req.dagRunId }),
       owner: { ...this.#deps.owner, workerId: this.#deps.id },
-      queue: dag.queue ?? dag.name,
-      revision: 0,
-    };
+    });
     const final = await this.#runRecord(record, dag, req.localDags, 0, {
       snapshotJson: JSON.stringify({ dag, localDags: req.localDags }),
       abort: req.abort,
     });
     return childRunResult(dag.name, final);
-  }
-
-  /**
-   * A child for other workers: the coordinator starts it (idempotent by run id, so a request
-   * retried after a lost reply or a coordinator restart starts nothing twice) and this worker
-   * polls its stored record until it ends. A stop of the parent cancels it through the
-   * coordinator. While the coordinator is away, the calls retry with back-off and the parent
-   * keeps running.
-   */
-  async #runElsewhere(req: ChildRunRequest, dag: Dag, selector: Labels): Promise<ChildRunResult> {
-    const run = { name: dag.name, dagRunId: req.dagRunId };
-    const root = { name: req.root.name, dagRunId: req.root.dagRunId };
-    const start = {
-      workerId: this.#deps.id,
-      run,
-      root,
-      parent: { name: req.parent.name, dagRunId: req.parent.dagRunId },
-      snapshotJson: JSON.stringify({ dag, localDags: req.localDags }),
-      params: req.params,
-      selector: { ...selector },
-      traceparent: req.traceparent ?? '',
-    };
-    const result = (status: RunStatus, outputs: Record<string, string>, error?: string) => ({
-      name: dag.name,
-      dagRunId: req.dagRunId,
-      status,
-      outputs,
-      ...(error !== undefined ? { error } : {}),
-    });
-    this.#deps.log(
-      `child run ${req.dagRunId} of DAG "${dag.name}" needs labels ${canonicalSelector(selector)}: asking the coordinator to start it on a matching worker`,
-    );
-    let started = false;
-    let cancelled = false;
-    let cancelSent = false;
-    let giveUpAt = Infinity;
-    let wait = 50; // first polls come fast; then every second
-    for (;;) {
-      if (req.abort.aborted && !cancelled) {
-        cancelled = true;
-        // After a stop the parent waits a bounded time for the child's end to be confirmed.
-        giveUpAt = this.#deps.clock.now().getTime() + CHILD_CANCEL_WAIT_MS;
-      }
-      if (cancelled && this.#deps.clock.now().getTime() > giveUpAt) {
-        const why = `child DAG run ${req.dagRunId} of "${dag.name}" was asked to stop; the coordinator did not confirm its end within ${CHILD_CANCEL_WAIT_MS / 1000} s`;
-        // The stopped parent's step says only "stopped" (the engine drops a stopped child's
-        // error): the worker's log is where an operator learns the child may still run.
-        this.#deps.log(`${why}; it may still run`);
-        return result(RunStatus.Cancelled, {}, why);
-      }
-      try {
-        if (!started) {
-          if (cancelled) return result(RunStatus.Cancelled, {}); // never asked for: nothing runs
-          await this.#deps.client.startChild(start);
-          started = true;
-        }
-        if (cancelled && !cancelSent) {
-          await this.#deps.client.cancel({ run, root });
-          cancelSent = true;
-        }
-        const got = await this.#deps.client.getRun({ run, root });
-        if (!got.found)
-          started = false; // the coordinator lost the request (restarted before storing it)
-        else {
-          const record = JSON.parse(got.recordJson) as DagRunRecord;
-          if (isFinalRunStatus(record.status))
-            return childRunResult(dag.name, record, { remote: true });
-        }
-        wait = Math.min(wait * 2, CHILD_POLL_MS);
-      } catch (e) {
-        if (!isUnavailable(e))
-          return result(
-            RunStatus.Failed,
-            {},
-            `child DAG ${JSON.stringify(dag.name)} needs a worker with labels ${canonicalSelector(selector)}, and the coordinator could not start it for worker "${this.#deps.id}": ${(e as Error).message}`,
-          );
-        wait = Math.min(Math.max(wait * 2, 250), 2_000); // the coordinator is away: back off
-      }
-      const woken = new AbortController();
-      const onAbort = (): void => woken.abort();
-      if (!cancelled) req.abort.addEventListener('abort', onAbort, { once: true });
-      await this.#deps.clock.sleep(wait, woken.signal).catch(() => undefined);
-      req.abort.removeEventListener('abort', onAbort);
-    }
   }
 
   // ---- idle tracking --------------------------------------------------------------------------

@@ -83,3 +83,24 @@ export interface DagDefinitions {
   /** The DAG of a file, validated, for starting a run. */
   load(fileName: string): Promise<{ dag: Dag; localDags: readonly Dag[]; location: string }>;
 }
+
+/** A DAG loaded for running: the DAG, the other DAGs of its file, and where it came from. */
+export interface LoadedDag {
+  readonly dag: Dag;
+  readonly localDags: readonly Dag[];
+  readonly location: string;
+}
+
+/**
+ * Finding and loading DAG files for runs (FsDagCatalog in this package today): a path (absolute,
+ * or relative to `baseDir`), or a name in the DAGs folder.
+ */
+export interface DagCatalog {
+  readonly dagsDir: string;
+  /** The file `ref` names, or undefined. */
+  locate(ref: string, baseDir?: string): string | undefined;
+  /** The DAG name `ref` means (the name in its file, else `ref`). */
+  nameOf(ref: string, baseDir?: string): string;
+  /** Loads and validates the DAG `ref` names; throws not_found or bad_request. */
+  load(ref: string, baseDir?: string): LoadedDag;
+}

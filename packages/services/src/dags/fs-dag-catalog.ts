@@ -1,20 +1,16 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AppError, ErrorCode, notFound } from '@trellis/core';
-import { parseDagFile, type Dag } from '@trellis/spec';
+import { parseDagFile } from '@trellis/spec';
+import type { DagCatalog, LoadedDag } from './dag-catalog-port.js';
 
-/** A DAG loaded for running: the DAG, the other DAGs of its file, and where it came from. */
-export interface LoadedDag {
-  readonly dag: Dag;
-  readonly localDags: readonly Dag[];
-  readonly location: string;
-}
+export type { LoadedDag } from './dag-catalog-port.js';
 
 /**
  * Finds and loads DAG files: a path (absolute, or relative to `baseDir`), or a name in the DAGs
  * folder (`.yaml` / `.yml` optional). A DAG with problems is refused with every problem listed.
  */
-export class FsDagCatalog {
+export class FsDagCatalog implements DagCatalog {
   constructor(readonly dagsDir: string) {}
 
   /** The file `ref` names, or undefined. */

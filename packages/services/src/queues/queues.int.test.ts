@@ -3,6 +3,7 @@ import {
   ErrorCode,
   RunStatus,
   sequentialIdGenerator,
+  systemClock,
   type Clock,
   type IdGenerator,
 } from '@trellis/core';
@@ -10,6 +11,7 @@ import type { EngineEvents } from '@trellis/engine';
 import type { DagRunRecord } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
 import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
+import { runQueueProcessor } from '@trellis/scheduler';
 import type { RunDispatcher } from '../runs/dispatcher-port.js';
 import { fakeDispatcher } from '../testing/fake-dispatcher.js';
 import {
@@ -146,7 +148,7 @@ describe('queues', () => {
     after.events.on('run:started', (r) => order.push(r.dagRunId));
     const all = finishedRuns(after.events, 5);
     const stop = new AbortController();
-    const loop = after.runs.processQueues(stop.signal, { intervalMs: 50 });
+    const loop = runQueueProcessor(after.runs.queues, systemClock, stop.signal, { intervalMs: 50 });
     await all;
     stop.abort();
     await loop;
@@ -272,7 +274,10 @@ describe('admission under concurrency', () => {
     const stop = new AbortController();
     let ticked: () => void = () => undefined;
     const firstPass = new Promise<void>((r) => (ticked = r));
-    const loop = runs.processQueues(stop.signal, { intervalMs: 20, onTick: () => ticked() });
+    const loop = runQueueProcessor(runs.queues, systemClock, stop.signal, {
+      intervalMs: 20,
+      onTick: () => ticked(),
+    });
     await firstPass; // the ledger is in place
     const late = await runs.start({ dag: 'one', dagRunId: 'late' });
     expect(late.queued).toBe(true);
@@ -329,9 +334,9 @@ describe('runs for workers', () => {
     await runs.start({ dag: 'gpu', dagRunId: 'g1' });
     await runs.start({ dag: 'gpu', dagRunId: 'g2' });
     const g1 = w.dispatched[0]?.record as DagRunRecord;
-    runs.onRemoteUpdate({ ...g1, status: RunStatus.Running });
+    w.report({ ...g1, status: RunStatus.Running });
     expect(w.dispatched).toHaveLength(1);
-    runs.onRemoteUpdate({ ...g1, status: RunStatus.Succeeded });
+    w.report({ ...g1, status: RunStatus.Succeeded });
     await expect.poll(() => w.dispatched.length).toBe(2);
   });
 });

@@ -15,24 +15,59 @@ export interface RunActivation {
 }
 
 /**
- * Where admitted runs with a `workerSelector` execute (ARCHITECTURE.md section 2): the remote
- * implementation puts them on the BullMQ queue of their selector. Runs without a selector, and
- * every run when no dispatcher is configured, execute in this process.
+ * Where admitted runs execute (docs/architecture.md, "The path of a run"). Two implementations
+ * in @trellis/dispatch: the local dispatcher (this process) and the BullMQ dispatcher (workers,
+ * for runs with a `workerSelector` when workers are configured).
  */
 export interface RunDispatcher {
   /**
-   * Null when a worker can take a run with this selector now (a healthy worker whose labels match
-   * and that has a free slot); otherwise why not, in words shown to the operator ("no worker has
-   * labels gpu=true"). Admission keeps such runs queued and asks again when a worker changes.
+   * Null when a run with this selector can start now (locally: always; remotely: a healthy worker
+   * whose labels match has a free slot); otherwise why not, in words shown to the operator ("no
+   * worker has labels gpu=true"). Admission keeps such runs queued and asks again when capacity
+   * changes.
    */
   availability(selector: Readonly<Record<string, string>>): string | null;
-  /** Hands the run to a worker; resolves once the hand-over is durable (the job is on its queue). */
+  /**
+   * Hands the run over; resolves once the hand-over is durable (locally: the run is running on
+   * disk; remotely: the job is on its queue).
+   */
   dispatch(activation: RunActivation): Promise<void>;
   /**
-   * Asks the worker that runs `ref` (stored under `root`, a child run's root; default: itself) to
-   * stop it, or takes it off its dispatch queue; the run then ends cancelled.
+   * Asks whoever runs `ref` (stored under `root`, a child run's root; default: itself) to stop
+   * it, or takes it off its dispatch queue; the run then ends cancelled.
    */
   cancel(ref: RunRef, root?: RunRef): Promise<void>;
-  /** Calls `listener` whenever worker capacity may have grown (a worker joined or freed a slot). */
+  /** Calls `listener` whenever capacity may have grown (a worker joined or freed a slot). */
   onCapacity(listener: () => void): () => void;
+  /**
+   * The one run-update event: a dispatched run became running, or ended (its final record). The
+   * same for local and remote runs; admission frees slots and resolves waiters from it.
+   */
+  onRunUpdate(listener: (record: DagRunRecord) => void): () => void;
+}
+
+/** A run executing in this process: its completion, and when it is running on disk. */
+export interface LocalRun {
+  /** The final record; rejects only for a bug (the engine never throws for a failing step). */
+  readonly done: Promise<DagRunRecord>;
+  readonly started: Promise<void>;
+}
+
+/** What the local dispatcher offers beyond the port: child and dry runs, and the shutdown. */
+export interface LocalDispatcherPort extends RunDispatcher {
+  /** Executes a run here now, outside admission (child and dry runs: their caller waits). */
+  launch(l: {
+    readonly record: DagRunRecord;
+    readonly dag: Dag;
+    readonly localDags: readonly Dag[];
+    readonly stop?: AbortSignal;
+    readonly dryRun?: boolean;
+    readonly onLog?: (line: string) => void;
+  }): LocalRun;
+  /** True while the run executes in this process. */
+  isRunning(record: RunRef & { root: RunRef }): boolean;
+  /** How many runs execute in this process now (children included). */
+  readonly activeCount: number;
+  /** Waits up to `graceMs` for the runs here, then stops the rest and waits for them. */
+  drain(graceMs: number): Promise<void>;
 }

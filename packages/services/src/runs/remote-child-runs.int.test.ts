@@ -21,12 +21,23 @@ let t: TempHome;
 /** The service's warn port is recorded here, so a test can await a warning. */
 const service = (dispatcher: RunDispatcher | undefined, clock?: Clock) => {
   const w = warningRecorder();
+  // the coordinator's writes reach the service through the dispatcher's run-update event
+  const updates = new Set<(r: DagRunRecord) => void>();
+  // (set on the test's own dispatcher object, so a test may still replace its other members)
+  if (dispatcher)
+    dispatcher.onRunUpdate = (l) => {
+      updates.add(l);
+      return () => updates.delete(l);
+    };
   const s = localRunService(t, {
     warn: w.warn,
     ...(clock ? { clock } : {}),
     ...(dispatcher ? { dispatcher } : {}),
   });
-  return { ...s, warnings: w.warnings, warned: w.warned };
+  const update = (r: DagRunRecord): void => {
+    for (const l of updates) l(r);
+  };
+  return { ...s, update, warnings: w.warnings, warned: w.warned };
 };
 
 const dag = (name: string, yaml: string): void => t.dag(name, yaml);
@@ -40,7 +51,7 @@ const report = async (
   const stored = await s.store.getRun(record, { root: record.root });
   const next = { ...stored, ...patch, revision: stored.revision + 1 };
   await s.store.saveRun(next);
-  s.runs.onRemoteUpdate(next);
+  s.update(next);
   return next;
 };
 

@@ -1,15 +1,16 @@
-import type { RunRef } from '@trellis/spec';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { RunActivation, RunDispatcher } from '../runs/dispatcher-port.js';
 
 /**
  * Workers behind the dispatcher port, standing in for the coordinator: the test decides when
  * they exist (`state.why` is the availability answer, null when one matches) and what they
- * report (through the service). Not exported from the package entry. Records every activation and cancel it is handed.
+ * report (`report`, the dispatcher's run-update event). Not exported from the package entry. Records every activation and cancel it is handed.
  */
 export const fakeDispatcher = (why: string | null = null) => {
   const dispatched: RunActivation[] = [];
   const cancelled: { ref: RunRef; root: RunRef | undefined }[] = [];
   const listeners = new Set<() => void>();
+  const updates = new Set<(record: DagRunRecord) => void>();
   const state = { why };
   const onDispatch = new Set<(a: RunActivation) => void>();
   const dispatcher: RunDispatcher = {
@@ -27,6 +28,10 @@ export const fakeDispatcher = (why: string | null = null) => {
       listeners.add(l);
       return () => listeners.delete(l);
     },
+    onRunUpdate: (l) => {
+      updates.add(l);
+      return () => updates.delete(l);
+    },
   };
   return {
     dispatcher,
@@ -37,6 +42,10 @@ export const fakeDispatcher = (why: string | null = null) => {
     join: () => {
       state.why = null;
       for (const l of [...listeners]) l();
+    },
+    /** A worker reported a run's record (through the coordinator): the run-update event. */
+    report: (record: DagRunRecord) => {
+      for (const l of [...updates]) l(record);
     },
     /** Resolves with the next activation handed to the dispatcher. */
     nextDispatch: () =>

@@ -2,9 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sequentialIdGenerator, systemClock, type Clock, type IdGenerator } from '@trellis/core';
+import { createLocalDispatcher } from '@trellis/dispatch';
 import { EngineEvents } from '@trellis/engine';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
 import type { DagRunRecord } from '@trellis/spec';
+import { RetentionOnStart } from '@trellis/scheduler';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
 import type { CustomQueue } from '../queues/queue-of.js';
@@ -66,21 +68,27 @@ export const localRunService = (t: TempHome, o: LocalRunServiceOptions = {}) => 
     logDir: join(t.home, 'logs'),
     clock,
   });
-  const runs = new RunService({
+  const runs: RunService = new RunService({
     store,
     dags: new FsDagCatalog(t.dagsDir),
     clock,
     ids: o.ids ?? sequentialIdGenerator(),
-    executors: { shell: new ShellExecutor() },
-    commands: new ShellCommandRunner(),
     processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
-    systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: t.home },
-    defaultShell: 'sh',
-    events,
     ...(o.queues ? { queues: o.queues } : {}),
     ...(o.processQueues !== undefined ? { processQueues: o.processQueues } : {}),
     ...(o.dispatcher ? { dispatcher: o.dispatcher } : {}),
     ...(o.warn ? { warn: o.warn } : {}),
+    local: createLocalDispatcher({
+      clock,
+      executors: { shell: new ShellExecutor() },
+      commands: new ShellCommandRunner(),
+      systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: t.home },
+      defaultShell: 'sh',
+      events,
+      runHooks: [new RetentionOnStart({ store, clock })],
+      store,
+      children: () => runs,
+    }),
   });
   return { runs, store, events };
 };

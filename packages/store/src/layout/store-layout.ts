@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { RUN_ID_PATTERN } from '@trellis/core';
 import type { RunRef } from '@trellis/spec';
-import { toSafeName } from './safe-name.js';
+import { RUN_LOG_FILE, runLogPathIn, stepLogPathsBeside } from './log-locations.js';
 
 /** File names inside a run's directory. */
 export const STATUS_FILE = 'status.json';
@@ -9,7 +9,7 @@ export const SNAPSHOT_FILE = 'dag.json';
 export const STOP_FILE = 'stop-requested';
 export const CHILDREN_DIR = 'children';
 export const INDEX_FILE = 'index.jsonl';
-export const RUN_LOG_FILE = 'run.log';
+export { RUN_LOG_FILE };
 
 /** Where one run lives: its directory, and the DAG index (and key in it) that lists it. */
 export interface RunLocation {
@@ -80,13 +80,12 @@ export class StoreLayout {
   }
 
   runLogPath(ref: RunRef): string {
-    return join(this.runLogDir(ref), RUN_LOG_FILE);
+    return runLogPathIn(this.logDir, ref);
   }
 
   /** The `.out` and `.err` files of a node (`key` = node name, or `onExit` etc. for handlers). */
   stepLogPaths(ref: RunRef, key: string): { stdoutPath: string; stderrPath: string } {
-    const base = join(this.runLogDir(ref), toSafeName(key));
-    return { stdoutPath: `${base}.out`, stderrPath: `${base}.err` };
+    return stepLogPathsBeside(this.runLogPath(ref), key);
   }
 }
 

@@ -1,0 +1,45 @@
+import { NodeStatus, RunStatus, type Clock } from '@trellis/core';
+import type { DagRunRecord } from '@trellis/spec';
+import type { ProcessProbe, RunStorePort } from './run-store-port.js';
+
+/**
+ * Lost-run recovery: marks runs whose owner process died as failed, with an error saying so, and
+ * kills the process groups their steps left behind. Every process that uses the store runs it at
+ * start; the scheduler's queue processor runs it every 10 s.
+ */
+export const recoverOrphans = async (deps: {
+  readonly store: Pick<RunStorePort, 'findOrphanedRuns' | 'saveRun'>;
+  readonly clock: Clock;
+  readonly processes: ProcessProbe;
+}): Promise<DagRunRecord[]> => {
+  const orphans = await deps.store.findOrphanedRuns();
+  const now = deps.clock.now().toISOString();
+  for (const run of orphans) {
+    const who = run.owner ? `pid ${run.owner.pid} on ${run.owner.host}` : 'an unknown process';
+    for (const n of [...run.nodes, run.onSuccess, run.onFailure, run.onCancel, run.onExit]) {
+      if (!n || n.status !== NodeStatus.Running) continue;
+      if (n.pid !== undefined) killLeftover(deps.processes, n.pid, n.startedAt);
+      n.status = NodeStatus.Failed;
+      n.error = `the process running this step (${who}) died`;
+      n.finishedAt = now;
+      delete n.pid;
+    }
+    run.status = RunStatus.Failed;
+    run.error = `the process that ran this run (${who}) died before it finished; marked failed at ${now}`;
+    run.finishedAt = now;
+    run.revision++;
+    await deps.store.saveRun(run);
+  }
+  return orphans;
+};
+
+/** SIGKILLs a step's process group, if that pid still names a process started for it. */
+const killLeftover = (processes: ProcessProbe, pgid: number, startedAt: string): void => {
+  const started = processes.processStartTime(pgid);
+  if (!started || Date.parse(started) < Date.parse(startedAt) - 5000) return; // gone, or a reused pid
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+};
