@@ -14,8 +14,13 @@ import {
   type Step,
 } from '@trellis/spec';
 import { evaluateConditions, type ConditionEnv } from '../conditions/evaluate-conditions.js';
-import { shouldContinue } from '../policies/continue-on.js';
-import { backoffDelayMs } from '../policies/backoff.js';
+import {
+  repeatAllowed,
+  repeatDelayMs,
+  repeatHoldsByExit,
+  repeatsWhen,
+} from '../policies/repeat-policy.js';
+import { stepVerdict } from '../policies/step-verdict.js';
 import { resolveRetryPolicy, retryDelayMs, shouldRetry } from '../policies/retry-policy.js';
 import type { StepLogs } from '../ports/recorder.js';
 import type { ExecutionOutcome, Executor } from '../ports/executor.js';
@@ -24,7 +29,8 @@ import { matchExpected } from '../vars/condition.js';
 import { filterSystemEnv, parseDotenv } from '../vars/env.js';
 import { expandVars, expandVarsSync } from '../vars/expand.js';
 import { splitParallelItems } from '../vars/items.js';
-import { childOutputJson, trimOutput } from '../vars/output.js';
+import { childOutputJson } from '../vars/output.js';
+import { FAILED, resultOfOutcome, stoppedResult, type AttemptResult } from './attempt-result.js';
 import { dryExecutor } from './dry-executor.js';
 import type { EngineDeps } from './engine-deps.js';
 import { ancestorsByStep, isDone, newNodeRecord } from './node-state.js';
@@ -61,26 +67,6 @@ interface NodeScope {
   /** The environment the step's process receives. */
   readonly env: Readonly<Record<string, string>>;
 }
-
-/** One execution attempt's result, before policies decide. */
-interface AttemptResult {
-  readonly ok: boolean;
-  readonly partial: boolean;
-  readonly cancelled: boolean;
-  readonly exitCode: number | null;
-  readonly error: string;
-  /** Trimmed captured stdout, for `output`. */
-  readonly output?: string;
-  /** Captured stdout as written, for `continueOn.output` and repeat conditions. */
-  readonly rawOutput?: string;
-}
-
-const FAILED: Omit<AttemptResult, 'error'> = {
-  ok: false,
-  partial: false,
-  cancelled: false,
-  exitCode: null,
-};
 
 const childRunId = (key: string): string =>
   createHash('sha256').update(key).digest('hex').slice(0, 32);
@@ -593,15 +579,10 @@ class DagRunner {
       const repeat = step.repeatPolicy;
       if (
         repeat &&
-        (repeat.limit === 0 || n.doneCount < repeat.limit) &&
+        repeatAllowed(repeat, n.doneCount) &&
         (await this.shouldRepeat(n, scope, result))
       ) {
-        const wait = backoffDelayMs(
-          repeat.intervalSec,
-          repeat.backoff,
-          n.doneCount,
-          repeat.maxIntervalSec,
-        );
+        const wait = repeatDelayMs(repeat, n.doneCount);
         this.log(
           `step "${step.name}" repeats (${repeat.mode}) after ${wait} ms, execution ${n.doneCount + 1}`,
         );
@@ -619,25 +600,11 @@ class DagRunner {
         continue;
       }
 
-      if (result.ok) {
-        this.continues.set(step.name, false);
-        this.finish(n, result.partial ? NodeStatus.PartiallySucceeded : NodeStatus.Succeeded, '');
-        return;
-      }
-      const cont = shouldContinue(
-        step.continueOn,
-        NodeStatus.Failed,
-        result.exitCode ?? undefined,
-        result.rawOutput,
-      );
-      this.continues.set(step.name, cont);
-      if (isHandler) this.handlerFailed = true;
-      if (cont && step.continueOn.markSuccess) {
-        this.finish(n, NodeStatus.Succeeded, result.error); // spec: markSuccess; the error text is kept
-        return;
-      }
-      if (cont) this.failedButContinued.add(step.name);
-      this.finish(n, NodeStatus.Failed, result.error);
+      const verdict = stepVerdict(step.continueOn, result);
+      this.continues.set(step.name, verdict.continues);
+      if (!result.ok && isHandler) this.handlerFailed = true;
+      if (verdict.failedButContinued) this.failedButContinued.add(step.name);
+      this.finish(n, verdict.status, verdict.error);
       return;
     }
   }
@@ -668,12 +635,10 @@ class DagRunner {
         );
         holds = r.exitCode === 0;
       }
-    } else if (p.exitCode.length > 0) {
-      holds = p.exitCode.includes(result.exitCode ?? -1);
     } else {
-      holds = result.ok;
+      holds = repeatHoldsByExit(p, result);
     }
-    return p.mode === 'while' ? holds : !holds;
+    return repeatsWhen(p, holds);
   }
 
   // ---- attempts -------------------------------------------------------------------------------
@@ -819,37 +784,8 @@ class DagRunner {
       };
     }
     delete n.pid;
-    if (this.aborted())
-      return {
-        ...FAILED,
-        cancelled: true,
-        exitCode: outcome.exitCode,
-        error: outcome.signal ? `stopped (signal ${outcome.signal})` : 'stopped',
-      };
-    const raw = outcome.output;
-    if (outcome.outputExceeded && step.output !== undefined) {
-      return {
-        ...FAILED,
-        exitCode: outcome.exitCode,
-        error: `output exceeded the maximum size of ${this.dag.maxOutputSize} bytes (maxOutputSize); the full output is in the step's log`,
-        ...(raw !== undefined ? { rawOutput: raw } : {}),
-      };
-    }
-    const ok = outcome.exitCode === 0 && !outcome.error;
-    const error = ok
-      ? ''
-      : (outcome.error ??
-        (outcome.signal
-          ? `killed by signal ${outcome.signal}`
-          : `exit status ${outcome.exitCode ?? 'unknown'}`));
-    return {
-      ok,
-      partial: false,
-      cancelled: false,
-      exitCode: outcome.exitCode,
-      error,
-      ...(raw !== undefined ? { output: trimOutput(raw), rawOutput: raw } : {}),
-    };
+    if (this.aborted()) return stoppedResult(outcome);
+    return resultOfOutcome(outcome, step.output !== undefined, this.dag.maxOutputSize);
   }
 
   /** The step with its command, script, paths and executor config expanded for this execution. */
