@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { NodeStatus, RunStatus, nodeStatusLabel, runStatusLabel } from '@trellis/core';
@@ -23,8 +22,7 @@ import {
 import { stepVerdict } from '../policies/step-verdict.js';
 import { resolveRetryPolicy, retryDelayMs, shouldRetry } from '../policies/retry-policy.js';
 import type { StepLogs } from '../ports/recorder.js';
-import type { ExecutionOutcome, Executor } from '../ports/executor.js';
-import type { RunResources } from '../ports/run-hooks.js';
+import type { ExecutionOutcome } from '../ports/executor.js';
 import { matchExpected } from '../vars/condition.js';
 import { filterSystemEnv, parseDotenv } from '../vars/env.js';
 import { expandVars, expandVarsSync } from '../vars/expand.js';
@@ -35,7 +33,10 @@ import { dryExecutor } from './dry-executor.js';
 import type { EngineDeps } from './engine-deps.js';
 import { ancestorsByStep, isDone, newNodeRecord } from './node-state.js';
 import { readinessOf } from './readiness.js';
+import { HookSet } from './hook-set.js';
+import { RecordSaver } from './record-saver.js';
 import { evaluateRunStatus } from './run-status.js';
+import { StopControl } from './stop-control.js';
 
 /** One run of a DAG, as the caller created its record. */
 export interface RunDagInput {
@@ -87,12 +88,8 @@ class DagRunner {
   private readonly continues = new Map<string, boolean>();
   private readonly failedButContinued = new Set<string>();
   private readonly started = new Set<string>();
-  /** Aborted by stop or timeout; every step execution of the current phase listens to it. */
-  private phase = newPhase();
-  private readonly timer = new AbortController();
+  private readonly stopper = new StopControl();
   private running = 0;
-  private stopping = false;
-  private timedOut = false;
   private preconditionFailed = false;
   private handlerFailed = false;
   private runError = '';
@@ -101,12 +98,9 @@ class DagRunner {
   private namedParams: Record<string, string> = {};
   private context: Record<string, string> = {};
   private workingDir = '';
-  private saving: Promise<void> | undefined;
   private readonly closing: Promise<void>[] = [];
-  /** What the run hooks hold for this run (EngineDeps.runHooks), and their pending calls. */
-  private resources: RunResources[] = [];
-  private readonly notifying: Promise<void>[] = [];
-  private dirty = false;
+  private readonly saver: RecordSaver;
+  private readonly hooks = new HookSet((line) => this.log(line));
   /** The record came without node records (they were made here, and are not on disk yet). */
   private nodesAdded = false;
 
@@ -122,6 +116,15 @@ class DagRunner {
     }
     for (const n of this.r.nodes) this.byName.set(n.step.name, n);
     this.ancestors = ancestorsByStep(this.dag.steps);
+    this.saver = new RecordSaver(this.r, deps.recorder, (line) => this.log(line));
+  }
+
+  private persist(): void {
+    this.saver.persist();
+  }
+
+  private persistNow(): Promise<void> {
+    return this.saver.persistNow();
   }
 
   private now(): string {
@@ -158,24 +161,25 @@ class DagRunner {
     try {
       await this.prepare();
       await this.setUpHooks();
-      if (this.dag.delaySec > 0 && !this.stopping) {
+      if (this.dag.delaySec > 0 && !this.stopper.stopping) {
         this.log(`waiting ${this.dag.delaySec}s before the first step (delaySec)`);
         await this.deps.clock
-          .sleep(this.dag.delaySec * 1000, this.phase.signal)
+          .sleep(this.dag.delaySec * 1000, this.stopper.signal)
           .catch(() => undefined);
       }
-      if (!this.stopping && !this.timedOut && this.dag.preconditions.length > 0)
+      if (!this.stopper.stopping && !this.stopper.timedOut && this.dag.preconditions.length > 0)
         await this.checkDagPreconditions();
-      if (!this.stopping && !this.timedOut && !this.preconditionFailed) await this.schedule();
+      if (!this.stopper.stopping && !this.stopper.timedOut && !this.preconditionFailed)
+        await this.schedule();
     } catch (e) {
       // A bug, not a step failure: record it so the run never stays "running".
       this.runError = `internal error: ${(e as Error).message}`;
       this.log(this.runError);
     }
-    this.timer.abort();
-    if (this.timedOut) this.cancelRemaining('run timed out');
+    this.stopper.disarm();
+    if (this.stopper.timedOut) this.cancelRemaining('run timed out');
     await this.runHandlers();
-    await this.tearDownHooks();
+    await this.hooks.tearDown();
     r.status = this.finalStatus();
     r.error = r.error || this.runError;
     await Promise.all(this.closing);
@@ -183,7 +187,7 @@ class DagRunner {
     this.input.stop?.removeEventListener('abort', onStop);
     this.log(`run finished: ${runStatusLabel[r.status]}${r.error ? ` (${r.error})` : ''}`);
     await this.persistNow();
-    await this.finishHooks();
+    await this.hooks.runFinished(r);
     await this.deps.recorder.close();
     this.deps.events?.safeEmit('run:finished', r);
     return r;
@@ -192,23 +196,14 @@ class DagRunner {
   // ---- stop, timeout --------------------------------------------------------------------------
 
   private stop(): void {
-    if (this.stopping) return;
-    this.stopping = true;
-    this.log('stop requested: signalling running steps');
-    this.phase.abort(new Error('stopped'));
+    this.stopper.stop((line) => this.log(line));
   }
 
   private armTimeout(): void {
-    if (this.dag.timeoutSec <= 0) return;
-    this.deps.clock
-      .sleep(this.dag.timeoutSec * 1000, this.timer.signal)
-      .then(() => {
-        this.timedOut = true;
-        this.runError = `run timed out after ${this.dag.timeoutSec}s (timeoutSec)`;
-        this.log(this.runError);
-        this.phase.abort(new Error('timeout'));
-      })
-      .catch(() => undefined); // cancelled at the end of the run
+    this.stopper.armTimeout(this.deps.clock, this.dag.timeoutSec, () => {
+      this.runError = `run timed out after ${this.dag.timeoutSec}s (timeoutSec)`;
+      this.log(this.runError);
+    });
   }
 
   private cancelRemaining(error: string): void {
@@ -217,38 +212,6 @@ class DagRunner {
   }
 
   // ---- persistence ----------------------------------------------------------------------------
-
-  /**
-   * Saves the record. Saves are coalesced: while one is being written, later changes mark the
-   * record dirty and one more save follows with the latest state, so the store never falls
-   * behind and the last save always holds the final state.
-   */
-  private persist(): void {
-    this.r.revision++;
-    if (this.saving) {
-      this.dirty = true;
-      return;
-    }
-    this.saving = this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    do {
-      this.dirty = false;
-      try {
-        // The recorder serialises the record during the call (RunRecorder.save), so no copy.
-        await this.deps.recorder.save(this.r);
-      } catch (e) {
-        this.log(`could not save the run record: ${(e as Error).message}`);
-      }
-    } while (this.dirty);
-    this.saving = undefined;
-  }
-
-  private async persistNow(): Promise<void> {
-    this.persist();
-    while (this.saving) await this.saving;
-  }
 
   private setStatus(n: NodeRecord, status: NodeStatus): void {
     n.status = status;
@@ -263,8 +226,7 @@ class DagRunner {
     const what = status === NodeStatus.Skipped ? 'skipped' : `finished: ${nodeStatusLabel[status]}`;
     this.log(`step "${n.step.name}" ${what}${error ? ` (${error})` : ''}`);
     this.setStatus(n, status);
-    for (const h of this.resources)
-      if (h.nodeFinished) this.notifying.push(this.guard('a node hook', () => h.nodeFinished?.(n)));
+    this.hooks.nodeFinished(n);
   }
 
   // ---- environment ----------------------------------------------------------------------------
@@ -274,7 +236,7 @@ class DagRunner {
       cwd: this.workingDir,
       env: this.baseProcessEnv(),
       shell: this.deps.defaultShell,
-      abort: this.phase.signal,
+      abort: this.stopper.signal,
     });
     return r.stdout.trim();
   };
@@ -390,7 +352,7 @@ class DagRunner {
           cwd: scope.cwd,
           env: scope.env,
           shell: shell ?? this.deps.defaultShell,
-          abort: this.phase.signal,
+          abort: this.stopper.signal,
         }),
     };
   }
@@ -409,7 +371,7 @@ class DagRunner {
           cwd: this.workingDir,
           env,
           shell: this.deps.defaultShell,
-          abort: this.phase.signal,
+          abort: this.stopper.signal,
         }),
     });
     this.r.preconditions = results;
@@ -433,7 +395,7 @@ class DagRunner {
           changed = false;
           for (const n of this.r.nodes) {
             if (n.status !== NodeStatus.NotStarted || this.started.has(n.step.name)) continue;
-            if (this.stopping || this.timedOut) break;
+            if (this.stopper.stopping || this.stopper.timedOut) break;
             const readiness = readinessOf(
               n.step.depends.map((d) => {
                 const up = this.byName.get(d);
@@ -487,7 +449,7 @@ class DagRunner {
     this.log(`step "${n.step.name}" started`);
     this.setStatus(n, NodeStatus.Running);
     try {
-      const scope = await this.nodeScope(n, logs, { ...this.hookEnv(n), ...extra });
+      const scope = await this.nodeScope(n, logs, { ...this.hooks.envFor(n), ...extra });
       if (n.step.preconditions.length > 0 && !this.input.dryRun) {
         const { met, results } = await evaluateConditions(
           n.step.preconditions,
@@ -528,7 +490,7 @@ class DagRunner {
   }
 
   private aborted(): boolean {
-    return this.phase.signal.aborted;
+    return this.stopper.aborted;
   }
 
   private async executeWithPolicies(
@@ -552,7 +514,7 @@ class DagRunner {
             `step "${step.name}" failed (${result.error}); retry ${n.retryCount + 1} of ${retry.limit} in ${wait} ms`,
           );
           try {
-            await this.deps.clock.sleep(wait, this.phase.signal);
+            await this.deps.clock.sleep(wait, this.stopper.signal);
           } catch {
             break;
           }
@@ -567,7 +529,7 @@ class DagRunner {
         this.finish(
           n,
           NodeStatus.Cancelled,
-          result.error || (this.timedOut ? 'run timed out' : 'stopped'),
+          result.error || (this.stopper.timedOut ? 'run timed out' : 'stopped'),
         );
         return;
       }
@@ -592,9 +554,9 @@ class DagRunner {
         }
         this.persist();
         try {
-          await this.deps.clock.sleep(wait, this.phase.signal);
+          await this.deps.clock.sleep(wait, this.stopper.signal);
         } catch {
-          this.finish(n, NodeStatus.Cancelled, this.timedOut ? 'run timed out' : 'stopped');
+          this.finish(n, NodeStatus.Cancelled, this.stopper.timedOut ? 'run timed out' : 'stopped');
           return;
         }
         continue;
@@ -671,7 +633,11 @@ class DagRunner {
     };
     await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
     if (this.aborted())
-      return { ...FAILED, cancelled: true, error: this.timedOut ? 'run timed out' : 'stopped' };
+      return {
+        ...FAILED,
+        cancelled: true,
+        error: this.stopper.timedOut ? 'run timed out' : 'stopped',
+      };
 
     const failed = results.filter((x) => !x.r.ok);
     let output: string;
@@ -732,7 +698,7 @@ class DagRunner {
       return { ...FAILED, error: `working directory ${scope.cwd} does not exist` };
     const executor = this.input.dryRun
       ? dryExecutor
-      : (this.hookExecutor(n.step) ?? this.deps.executors[n.step.executor.type]);
+      : (this.hooks.executorFor(n.step) ?? this.deps.executors[n.step.executor.type]);
     if (!executor)
       return {
         ...FAILED,
@@ -746,9 +712,9 @@ class DagRunner {
       step.repeatPolicy?.condition !== undefined;
     // One controller per execution: listeners stay per step (a shared signal warns past 10).
     const own = new AbortController();
-    const relay = (): void => own.abort(this.phase.signal.reason);
-    this.phase.signal.addEventListener('abort', relay, { once: true });
-    if (this.phase.signal.aborted) own.abort(this.phase.signal.reason);
+    const relay = (): void => own.abort(this.stopper.signal.reason);
+    this.stopper.signal.addEventListener('abort', relay, { once: true });
+    if (this.stopper.signal.aborted) own.abort(this.stopper.signal.reason);
     let outcome: ExecutionOutcome;
     try {
       outcome = await executor.run(
@@ -761,7 +727,7 @@ class DagRunner {
           stdout: logs.stdout,
           stderr: logs.stderr,
           stop: {
-            abort: this.phase.signal,
+            abort: this.stopper.signal,
             signal: step.signalOnStop as NodeJS.Signals,
             graceMs: this.dag.maxCleanUpTimeSec * 1000,
           },
@@ -838,7 +804,7 @@ class DagRunner {
       workerSelector: n.step.workerSelector,
       env: scope.env,
       ...(scope.env.TRACEPARENT !== undefined ? { traceparent: scope.env.TRACEPARENT } : {}),
-      abort: this.phase.signal,
+      abort: this.stopper.signal,
       dryRun: this.input.dryRun ?? false,
     });
     n.children = n.children.map((c) =>
@@ -876,57 +842,14 @@ class DagRunner {
   /** Sets up each run hook once, before the first step (never in a dry run). */
   private async setUpHooks(): Promise<void> {
     if (this.input.dryRun) return;
-    for (const hook of this.deps.runHooks ?? []) {
-      const res = await hook.setUp({
-        dag: this.dag,
-        record: this.r,
-        workingDir: this.workingDir,
-        env: this.baseProcessEnv(),
-        log: (line) => this.log(line),
-        abort: this.phase.signal,
-      });
-      this.resources.push(res);
-    }
-  }
-
-  /** Variables the hooks add to a starting node's processes (TRACEPARENT of its span). */
-  private hookEnv(n: NodeRecord): Record<string, string> {
-    const env: Record<string, string> = {};
-    for (const h of this.resources) {
-      try {
-        Object.assign(env, h.nodeStarted?.(n));
-      } catch (e) {
-        this.log(`a node-start hook failed: ${(e as Error).message}`);
-      }
-    }
-    return env;
-  }
-
-  private hookExecutor(step: Step): Executor | undefined {
-    for (const h of this.resources) {
-      const e = h.executorFor?.(step);
-      if (e) return e;
-    }
-    return undefined;
-  }
-
-  /** Runs a hook call; a hook that throws is a line in the run log, never a changed outcome. */
-  private async guard(what: string, f: () => Promise<void> | undefined): Promise<void> {
-    try {
-      await f();
-    } catch (e) {
-      this.log(`${what} failed: ${(e as Error).message}`);
-    }
-  }
-
-  private async tearDownHooks(): Promise<void> {
-    for (const h of this.resources) await this.guard('run clean-up', () => h.tearDown?.());
-  }
-
-  private async finishHooks(): Promise<void> {
-    await Promise.all(this.notifying);
-    for (const h of this.resources)
-      await this.guard('a run-finished hook', () => h.runFinished?.(this.r));
+    await this.hooks.setUp(this.deps.runHooks ?? [], () => ({
+      dag: this.dag,
+      record: this.r,
+      workingDir: this.workingDir,
+      env: this.baseProcessEnv(),
+      log: (line) => this.log(line),
+      abort: this.stopper.signal,
+    }));
   }
 
   // ---- handlers and final status --------------------------------------------------------------
@@ -938,8 +861,8 @@ class DagRunner {
         failedButContinued: this.failedButContinued.has(n.step.name),
       })),
       {
-        cancelled: this.stopping || this.preconditionFailed,
-        runError: this.timedOut || this.handlerFailed || this.runError !== '',
+        cancelled: this.stopper.stopping || this.preconditionFailed,
+        runError: this.stopper.timedOut || this.handlerFailed || this.runError !== '',
       },
     );
   }
@@ -955,14 +878,7 @@ class DagRunner {
           : status === RunStatus.Cancelled
             ? 'cancel'
             : undefined;
-    // Handlers get a fresh phase: a timeout or stop of the steps does not stop the clean-up.
-    this.phase = newPhase();
-    if (this.stopping && this.input.stop?.aborted) {
-      // a second stop during handlers ends them
-      this.input.stop.addEventListener('abort', () => this.phase.abort(new Error('stopped')), {
-        once: true,
-      });
-    }
+    this.stopper.startHandlerPhase(this.input.stop);
     for (const kind of [first, 'exit' as const]) {
       if (!kind) continue;
       const step = this.dag.handlerOn[kind];
@@ -995,14 +911,4 @@ const expandDeep = async (v: unknown, f: (s: string) => Promise<string>): Promis
     return out;
   }
   return v;
-};
-
-/**
- * A phase controller. Every concurrent step execution listens on its signal and removes its
- * listener when it ends, so the default limit of 10 listeners would warn falsely.
- */
-const newPhase = (): AbortController => {
-  const c = new AbortController();
-  setMaxListeners(0, c.signal);
-  return c;
 };
