@@ -3,7 +3,7 @@ import { handlerNodeName, type HandlerKind } from '@trellis/spec';
 import { newNodeRecord } from './node-state.js';
 import { finalStatus } from './record-keeping.js';
 import type { RunContext } from './run-context.js';
-import { runNode } from './run-node.js';
+import { runNode } from './step/run-node.js';
 
 /** The handler a run status calls first: onSuccess (finished or partial success), onFailure, onCancel. */
 export const firstHandlerKind = (status: RunStatus): HandlerKind | undefined => {

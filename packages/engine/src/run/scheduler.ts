@@ -3,7 +3,7 @@ import type { NodeRecord } from '@trellis/spec';
 import { readinessOf, type Readiness } from './readiness.js';
 import { finishNode } from './record-keeping.js';
 import type { RunContext } from './run-context.js';
-import { runNode } from './run-node.js';
+import { runNode } from './step/run-node.js';
 
 /** A not-started node's readiness from its dependencies' states (a missing one counts as done). */
 const readinessOfNode = (ctx: RunContext, n: NodeRecord): Readiness =>

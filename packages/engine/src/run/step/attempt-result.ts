@@ -1,5 +1,5 @@
-import type { ExecutionOutcome } from '../ports/executor.js';
-import { trimOutput } from '../vars/output.js';
+import type { ExecutionOutcome } from '../../ports/executor.js';
+import { trimOutput } from '../../vars/output.js';
 
 /** One execution attempt's result, before policies decide. */
 export interface AttemptResult {

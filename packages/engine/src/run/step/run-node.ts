@@ -1,11 +1,11 @@
 import { NodeStatus } from '@trellis/core';
 import type { NodeRecord } from '@trellis/spec';
-import { evaluateConditions } from '../conditions/evaluate-conditions.js';
-import type { StepLogs } from '../ports/recorder.js';
-import { isDone } from './node-state.js';
+import { evaluateConditions } from '../../conditions/evaluate-conditions.js';
+import type { StepLogs } from '../../ports/recorder.js';
+import { isDone } from '../node-state.js';
 import { conditionEnv, nodeScope, type NodeScope, type Scope } from './node-scope.js';
-import { finishNode, setNodeStatus } from './record-keeping.js';
-import type { RunContext } from './run-context.js';
+import { finishNode, setNodeStatus } from '../record-keeping.js';
+import type { RunContext } from '../run-context.js';
 import { executeWithPolicies } from './step-policies.js';
 
 /**

@@ -5,16 +5,16 @@ import {
   retryDelayMs,
   shouldRetry,
   type ResolvedRetryPolicy,
-} from '../policies/retry-policy.js';
-import { stepVerdict } from '../policies/step-verdict.js';
-import type { StepLogs } from '../ports/recorder.js';
-import { expandVarsSync } from '../vars/expand.js';
+} from '../../policies/retry-policy.js';
+import { stepVerdict } from '../../policies/step-verdict.js';
+import type { StepLogs } from '../../ports/recorder.js';
+import { expandVarsSync } from '../../vars/expand.js';
 import type { AttemptResult } from './attempt-result.js';
 import type { NodeScope } from './node-scope.js';
 import { attempt } from './parallel-attempt.js';
-import { finishNode } from './record-keeping.js';
+import { finishNode } from '../record-keeping.js';
 import { repeatAfter } from './repeat-step.js';
-import type { RunContext } from './run-context.js';
+import type { RunContext } from '../run-context.js';
 
 /**
  * Attempts the node until it succeeds, its retries are used up (peer-behaviour 4.5), or the run

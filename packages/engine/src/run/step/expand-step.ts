@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { Step } from '@trellis/spec';
-import { expandVarsSync } from '../vars/expand.js';
+import { expandVarsSync } from '../../vars/expand.js';
 import { expandFull, type NodeScope } from './node-scope.js';
-import type { RunContext } from './run-context.js';
+import type { RunContext } from '../run-context.js';
 
 /** Expands every string inside a JSON-like value. */
 const expandDeep = async (v: unknown, f: (s: string) => Promise<string>): Promise<unknown> => {

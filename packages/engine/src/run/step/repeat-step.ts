@@ -4,12 +4,12 @@ import {
   repeatDelayMs,
   repeatHoldsByExit,
   repeatsWhen,
-} from '../policies/repeat-policy.js';
-import { matchExpected } from '../vars/condition.js';
-import { expandVarsSync } from '../vars/expand.js';
+} from '../../policies/repeat-policy.js';
+import { matchExpected } from '../../vars/condition.js';
+import { expandVarsSync } from '../../vars/expand.js';
 import type { AttemptResult } from './attempt-result.js';
 import { conditionEnv, expandFull, withVars, type NodeScope } from './node-scope.js';
-import type { RunContext } from './run-context.js';
+import type { RunContext } from '../run-context.js';
 
 /** Repeat decision (peer-behaviour 4.6), evaluated with the step's own fresh output. */
 const shouldRepeat = async (

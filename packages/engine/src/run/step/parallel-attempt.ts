@@ -1,11 +1,11 @@
 import type { NodeRecord, ParallelSpec } from '@trellis/spec';
-import type { StepLogs } from '../ports/recorder.js';
-import { splitParallelItems } from '../vars/items.js';
+import type { StepLogs } from '../../ports/recorder.js';
+import { splitParallelItems } from '../../vars/items.js';
 import { FAILED, type AttemptResult } from './attempt-result.js';
 import type { ChildReport, ChildSummary } from './child-run.js';
 import { executeOne } from './execute-one.js';
 import { expandFull, type NodeScope } from './node-scope.js';
-import type { RunContext } from './run-context.js';
+import type { RunContext } from '../run-context.js';
 
 /** One parallel item's execution. */
 interface ItemResult {

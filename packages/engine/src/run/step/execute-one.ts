@@ -1,13 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import type { NodeRecord, Step } from '@trellis/spec';
-import type { ExecContext, ExecutionOutcome, Executor } from '../ports/executor.js';
-import type { StepLogs } from '../ports/recorder.js';
+import type { ExecContext, ExecutionOutcome, Executor } from '../../ports/executor.js';
+import type { StepLogs } from '../../ports/recorder.js';
 import { FAILED, resultOfOutcome, stoppedResult, type AttemptResult } from './attempt-result.js';
 import { runChild, type ChildReport } from './child-run.js';
 import { dryExecutor } from './dry-executor.js';
 import { expandStep } from './expand-step.js';
 import { withItem, type NodeScope } from './node-scope.js';
-import type { RunContext } from './run-context.js';
+import type { RunContext } from '../run-context.js';
 
 /** The executor of a step: the dry one, a run hook's, or the registry's. */
 const executorOf = (ctx: RunContext, step: Step): Executor | undefined =>

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { RunStatus, runStatusLabel } from '@trellis/core';
 import type { ChildRunRef, NodeRecord } from '@trellis/spec';
-import type { ChildRunRequest, ChildRunResult } from '../ports/child-runner.js';
-import type { StepLogs } from '../ports/recorder.js';
-import { childOutputJson } from '../vars/output.js';
+import type { ChildRunRequest, ChildRunResult } from '../../ports/child-runner.js';
+import type { StepLogs } from '../../ports/recorder.js';
+import { childOutputJson } from '../../vars/output.js';
 import { FAILED, type AttemptResult } from './attempt-result.js';
 import { expandFull, type NodeScope } from './node-scope.js';
-import type { RunContext } from './run-context.js';
+import type { RunContext } from '../run-context.js';
 
 /** A child run as the parallel aggregate lists it. */
 export interface ChildSummary {

@@ -1,10 +1,10 @@
 import { isAbsolute, resolve } from 'node:path';
 import { HANDLER_KINDS, handlerNodeName, type NodeRecord } from '@trellis/spec';
-import type { ConditionEnv } from '../conditions/evaluate-conditions.js';
-import type { StepLogs } from '../ports/recorder.js';
-import { expandVars, expandVarsSync } from '../vars/expand.js';
-import type { RunContext } from './run-context.js';
-import { backticks, baseProcessEnv } from './run-env.js';
+import type { ConditionEnv } from '../../conditions/evaluate-conditions.js';
+import type { StepLogs } from '../../ports/recorder.js';
+import { expandVars, expandVarsSync } from '../../vars/expand.js';
+import type { RunContext } from '../run-context.js';
+import { backticks, baseProcessEnv } from '../run-env.js';
 
 export type Scope = Readonly<Record<string, string>>;
 
