@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NodeStatus, RunStatus } from '@trellis/core';
-import { harness, statuses } from './test-harness.js';
+import { harness, statuses } from '../support/harness.js';
 
 describe('retryPolicy', () => {
   it('retries a failing step until it succeeds, waiting intervalSec * backoff^n capped by maxIntervalSec', async () => {

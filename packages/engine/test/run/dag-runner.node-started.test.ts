@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
-import type { ChildRunRequest, ChildRunner } from '../ports/child-runner.js';
-import type { RunHook } from '../ports/run-hooks.js';
-import { harness } from './test-harness.js';
+import type { ChildRunRequest, ChildRunner, RunHook } from '@trellis/engine';
+import { harness } from '../support/harness.js';
 
 /** A hook that gives every node a TRACEPARENT naming it, like the tracer does. */
 const envHook = (throwing = false): RunHook => ({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeStatus } from '@trellis/core';
-import { harness } from './test-harness.js';
+import { harness } from '../support/harness.js';
 
 describe('variables', () => {
   it('expands named and positional params in the command', async () => {

@@ -1,4 +1,4 @@
-import type { Executor } from '../ports/executor.js';
+import type { Executor } from '../../ports/executor.js';
 
 /** `trellis dry`: every step succeeds and its log says what would have run. */
 export const dryExecutor: Executor = {

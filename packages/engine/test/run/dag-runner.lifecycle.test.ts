@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { NodeStatus, RunStatus } from '@trellis/core';
+import type { ChildRunRequest } from '@trellis/engine';
 import { FakeClock, untilStopped } from '@trellis/testkit';
-import type { ChildRunRequest } from '../ports/child-runner.js';
-import { harness, statuses } from './test-harness.js';
+import { harness, statuses } from '../support/harness.js';
 
 describe('handlers', () => {
   it('runs onSuccess then onExit after a successful run, with DAG_RUN_STATUS', async () => {

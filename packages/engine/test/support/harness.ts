@@ -1,3 +1,4 @@
+import { EngineEvents, runDag, type ChildRunner, type RunHook } from '@trellis/engine';
 import { parseDagFile, type Dag, type DagRunRecord } from '@trellis/spec';
 import {
   FakeClock,
@@ -7,10 +8,6 @@ import {
   makeRunRecord,
   type Script,
 } from '@trellis/testkit';
-import { EngineEvents } from '../events.js';
-import type { ChildRunner } from '../ports/child-runner.js';
-import type { RunHook } from '../ports/run-hooks.js';
-import { runDag } from './dag-runner.js';
 
 /** Parses a DAG for a test; fails loudly when the YAML has problems. */
 export const dagOf = (yaml: string): Dag => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { NodeStatus, RunStatus } from '@trellis/core';
 import type { DagRunRecord, NodeRecord } from '@trellis/spec';
+import type { RunHook, RunHookContext } from '@trellis/engine';
 import { ScriptedExecutor } from '@trellis/testkit';
-import type { RunHook, RunHookContext } from '../ports/run-hooks.js';
-import { harness } from './test-harness.js';
+import { harness } from '../support/harness.js';
 
 /** A hook that records what the engine tells it. */
 const recordingHook = (

@@ -1,0 +1,73 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { filterSystemEnv, parseDotenv } from '../vars/env.js';
+import { expandVars, expandVarsSync } from '../vars/expand.js';
+import type { RunContext } from './run-context.js';
+
+/** Runs a backtick command (`` `cmd` `` in a value) in the DAG's directory; its trimmed stdout. */
+export const backticks =
+  (ctx: RunContext) =>
+  async (command: string): Promise<string> => {
+    const r = await ctx.deps.commands.run(command, {
+      cwd: ctx.vars.workingDir,
+      env: baseProcessEnv(ctx),
+      shell: ctx.deps.defaultShell,
+      abort: ctx.stop.signal,
+    });
+    return r.stdout.trim();
+  };
+
+/** The environment every step process starts from (spec, Variables: filtered system env). */
+export const baseProcessEnv = (ctx: RunContext): Record<string, string> => ({
+  ...filterSystemEnv(ctx.deps.systemEnv),
+  ...ctx.vars.dagEnv,
+  ...ctx.vars.context,
+  ...ctx.vars.namedParams,
+});
+
+/** DAG env (+dotenv), params and context variables, evaluated once at run start. */
+export const prepareRunVars = async (ctx: RunContext): Promise<void> => {
+  const { dag, vars, record } = ctx;
+  const sys = ctx.deps.systemEnv;
+  const fileDir = dag.location ? dirname(dag.location) : process.cwd();
+  const wd = expandVarsSync(dag.workingDir, [sys]);
+  vars.workingDir = isAbsolute(wd) ? wd : resolve(fileDir, wd);
+
+  const env: Record<string, string> = { ...readDotenvFiles(ctx) };
+  for (const e of dag.env)
+    env[e.key] = await expandVars(e.value, [env, sys], { backticks: backticks(ctx) });
+  vars.dagEnv = env;
+
+  const params: Record<string, string> = {};
+  for (const p of record.params) {
+    p.value = await expandVars(p.value, [params, env, sys], { backticks: backticks(ctx) });
+    params[p.name] = p.value;
+  }
+  vars.params = params;
+  vars.namedParams = Object.fromEntries(
+    record.params.filter((p) => !/^\d+$/.test(p.name)).map((p) => [p.name, p.value]),
+  );
+  vars.context = {
+    DAG_NAME: record.name,
+    DAG_RUN_ID: record.dagRunId,
+    DAG_RUN_LOG_FILE: record.log,
+  };
+};
+
+/** The DAG's dotenv files, relative to its working directory; a missing `.env` is no problem. */
+const readDotenvFiles = (ctx: RunContext): Record<string, string> => {
+  const sys = ctx.deps.systemEnv;
+  const dotenv: Record<string, string> = {};
+  for (const file of ctx.dag.dotenv) {
+    const path = resolve(ctx.vars.workingDir, expandVarsSync(file, [sys]));
+    if (!existsSync(path)) {
+      if (file !== '.env') ctx.log(`dotenv file ${path} not found; skipped`);
+      continue;
+    }
+    const { entries, problems } = parseDotenv(readFileSync(path, 'utf8'));
+    for (const p of problems) ctx.log(`dotenv ${path}: ${p}`);
+    // spec: later files override earlier ones; system variables take precedence
+    for (const e of entries) if (sys[e.name] === undefined) dotenv[e.name] = e.value;
+  }
+  return dotenv;
+};

@@ -1,0 +1,113 @@
+import { isAbsolute, resolve } from 'node:path';
+import { HANDLER_KINDS, handlerNodeName, type NodeRecord } from '@trellis/spec';
+import type { ConditionEnv } from '../../conditions/evaluate-conditions.js';
+import type { StepLogs } from '../../ports/recorder.js';
+import { expandVars, expandVarsSync } from '../../vars/expand.js';
+import type { RunContext } from '../run-context.js';
+import { backticks, baseProcessEnv } from '../run-env.js';
+
+export type Scope = Readonly<Record<string, string>>;
+
+/** Variables and environment of one node execution. */
+export interface NodeScope {
+  readonly cwd: string;
+  /** For command and script text: step vars, step env, params, ancestor outputs. */
+  readonly commandScopes: readonly Scope[];
+  /** Everything, including DAG env and the whole system environment (parse time). */
+  readonly fullScopes: readonly Scope[];
+  /** The environment the step's process receives. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** The scope with `vars` in front of both variable lists (not in the process environment). */
+export const withVars = (scope: NodeScope, vars: Scope): NodeScope => ({
+  ...scope,
+  fullScopes: [vars, ...scope.fullScopes],
+  commandScopes: [vars, ...scope.commandScopes],
+});
+
+/** The scope of one parallel item: `ITEM` is a variable and in the process environment. */
+export const withItem = (scope: NodeScope, item: string): NodeScope => ({
+  ...scope,
+  commandScopes: [{ ITEM: item }, ...scope.commandScopes],
+  fullScopes: [{ ITEM: item }, ...scope.fullScopes],
+  env: { ...scope.env, ITEM: item },
+});
+
+/** Expands text with every variable of the scope, backtick commands included. */
+export const expandFull = (ctx: RunContext, scope: NodeScope, text: string): Promise<string> =>
+  expandVars(text, scope.fullScopes, { backticks: backticks(ctx) });
+
+/** The outputs a node sees: its ancestors', nearest first (a handler sees every step's). */
+const outputsFor = (ctx: RunContext, n: NodeRecord, isHandler: boolean): Record<string, string> => {
+  const out: Record<string, string> = {};
+  const names = isHandler
+    ? ctx.record.nodes.map((x) => x.step.name)
+    : (ctx.ancestors.get(n.step.name) ?? []);
+  for (const name of names) {
+    const o = ctx.byName.get(name)?.outputs ?? {};
+    for (const [k, v] of Object.entries(o)) if (!(k in out)) out[k] = v;
+  }
+  return out;
+};
+
+/** The node's working directory: its `dir`, relative to the DAG's working directory. */
+const nodeCwd = (ctx: RunContext, n: NodeRecord): string => {
+  const { params, dagEnv, workingDir } = ctx.vars;
+  const dir = n.step.dir ? expandVarsSync(n.step.dir, [params, dagEnv, ctx.deps.systemEnv]) : '';
+  return dir ? (isAbsolute(dir) ? dir : resolve(workingDir, dir)) : workingDir;
+};
+
+/** The variables and environment of a node, with `extra` (hook variables, DAG_RUN_STATUS). */
+export const nodeScope = async (
+  ctx: RunContext,
+  n: NodeRecord,
+  logs: StepLogs,
+  extra: Scope,
+): Promise<NodeScope> => {
+  const { params, context, dagEnv } = ctx.vars;
+  const sys = ctx.deps.systemEnv;
+  const cwd = nodeCwd(ctx, n);
+  const isHandler = HANDLER_KINDS.some(
+    (k) => handlerNodeName[k] === n.step.name && ctx.dag.handlerOn[k] === n.step,
+  );
+  const outputs = outputsFor(ctx, n, isHandler);
+  const stepVars: Record<string, string> = {
+    DAG_RUN_STEP_NAME: n.step.name,
+    DAG_RUN_STEP_STDOUT_FILE: logs.stdoutPath,
+    DAG_RUN_STEP_STDERR_FILE: logs.stderrPath,
+    PWD: cwd,
+    ...extra,
+  };
+  const stepEnv: Record<string, string> = {};
+  for (const e of n.step.env) {
+    stepEnv[e.key] = await expandVars(
+      e.value,
+      [stepEnv, stepVars, params, outputs, context, dagEnv, sys],
+      { backticks: backticks(ctx) },
+    );
+  }
+  return {
+    cwd,
+    commandScopes: [stepVars, stepEnv, params, outputs],
+    fullScopes: [stepVars, stepEnv, params, outputs, context, dagEnv, sys],
+    env: { ...baseProcessEnv(ctx), ...outputs, ...stepEnv, ...stepVars },
+  };
+};
+
+/** How conditions of a node (preconditions, repeat conditions) expand text and run commands. */
+export const conditionEnv = (
+  ctx: RunContext,
+  scope: NodeScope,
+  shell: string | undefined,
+): ConditionEnv => ({
+  expandFull: (text) => expandFull(ctx, scope, text),
+  expandVarsOnly: (text) => expandVarsSync(text, scope.commandScopes),
+  runCommand: (command) =>
+    ctx.deps.commands.run(command, {
+      cwd: scope.cwd,
+      env: scope.env,
+      shell: shell ?? ctx.deps.defaultShell,
+      abort: ctx.stop.signal,
+    }),
+});
