@@ -1,0 +1,125 @@
+import { stat } from 'node:fs/promises';
+import { RunStatus, isFinalRunStatus } from '@trellis/core';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
+import type { ClaimRequest, ClaimResponse } from '../wire/messages.js';
+import type { CoordinatorContext } from './coordinator-context.js';
+import { badArg } from './grpc-errors.js';
+import type { RunTracker } from './run-tracker.js';
+import { refOf } from './wire-refs.js';
+
+/**
+ * Claims (`ClaimRun`): a worker that took a run off its dispatch queue asks for it; exactly one
+ * worker gets it, and the run's record names that worker as its owner.
+ */
+export class Claims {
+  readonly #ctx: CoordinatorContext;
+  readonly #tracker: RunTracker;
+  /** Claim saves not yet on disk (stop waits for them). */
+  readonly #saving = new Set<Promise<void>>();
+
+  constructor(ctx: CoordinatorContext, tracker: RunTracker) {
+    this.#ctx = ctx;
+    this.#tracker = tracker;
+  }
+
+  /** Grants the run to the worker, or refuses with the reason. */
+  async claim(req: ClaimRequest): Promise<ClaimResponse> {
+    const ref = refOf(req.run);
+    if (!ref || req.workerId === '') throw badArg('ClaimRun needs worker_id and run');
+    const root = refOf(req.root) ?? ref;
+    const refuse = (reason: string): ClaimResponse => ({
+      granted: false,
+      reason,
+      recordJson: '',
+      logDir: this.#ctx.deps.logDir,
+      runLogSize: 0,
+    });
+    const record = await this.#claimable(ref, root);
+    if (typeof record === 'string') return refuse(record);
+    const tracked = this.#ctx.runs.get(ref, root);
+    if (tracked?.cancelRequested) {
+      await this.#tracker.finishUnclaimed(
+        ref,
+        RunStatus.Cancelled,
+        'stopped before a worker started it',
+        root,
+      );
+      return refuse(`run ${ref.dagRunId} was stopped`);
+    }
+    this.#take(req, ref, root, record);
+    const runLogSize =
+      record.log === ''
+        ? 0
+        : await stat(record.log).then(
+            (st) => st.size,
+            () => 0,
+          );
+    return {
+      granted: true,
+      reason: '',
+      recordJson: JSON.stringify(record),
+      logDir: this.#ctx.deps.logDir,
+      runLogSize,
+    };
+  }
+
+  /** Resolves once every claim save is on disk. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#saving]);
+  }
+
+  /** The run's record when no one has it and it has not ended; else why it cannot be claimed. */
+  async #claimable(ref: RunRef, root: RunRef): Promise<DagRunRecord | string> {
+    const claimedBy = (): string | undefined => this.#ctx.runs.get(ref, root)?.workerId;
+    if (claimedBy() !== undefined)
+      return `run ${ref.dagRunId} was already claimed by worker "${claimedBy()}"`;
+    let record: DagRunRecord;
+    try {
+      record = await this.#ctx.deps.store.getRun(ref, { root });
+    } catch (e) {
+      return `run ${ref.dagRunId} of DAG "${ref.name}" is unknown: ${(e as Error).message}`;
+    }
+    // Checked again after the read: a concurrent claim of the same run may have won meanwhile.
+    if (claimedBy() !== undefined)
+      return `run ${ref.dagRunId} was already claimed by worker "${claimedBy()}"`;
+    if (isFinalRunStatus(record.status))
+      return `run ${ref.dagRunId} already ended (status ${record.status})`;
+    const owner = record.owner?.workerId;
+    if (owner !== undefined && owner !== 'local' && owner !== '')
+      return `run ${ref.dagRunId} was already claimed by worker "${owner}"`;
+    return record;
+  }
+
+  /**
+   * Makes the run the worker's, synchronously (no await before the caller's next step): tracked
+   * as its, its record owned by it and running; the save goes on in the background.
+   */
+  #take(req: ClaimRequest, ref: RunRef, root: RunRef, record: DagRunRecord): void {
+    const { deps } = this.#ctx;
+    const tracked = this.#ctx.runs.get(ref, root);
+    if (tracked?.dispatchedAtMs !== undefined)
+      deps.onClaimed?.(deps.clock.now().getTime() - tracked.dispatchedAtMs);
+    if (tracked) tracked.workerId = req.workerId;
+    else this.#tracker.track(ref, root, req.workerId, {});
+    const now = deps.clock.now().toISOString();
+    record.owner = {
+      pid: req.pid,
+      host: req.host,
+      processStart: req.processStart,
+      workerId: req.workerId,
+    };
+    record.status = RunStatus.Running;
+    if (record.startedAt === '') record.startedAt = now;
+    record.revision += 1;
+    // The store applies a run's saves in call order, so the worker's first report (sent after
+    // this answer) lands after this save; the answer need not wait for the disk.
+    const saving = deps.store
+      .saveRun(record)
+      .catch((e: unknown) =>
+        this.#ctx.warn(`saving the claim of run ${ref.dagRunId}: ${(e as Error).message}`),
+      )
+      .finally(() => this.#saving.delete(saving));
+    this.#saving.add(saving);
+    deps.onRunUpdate?.(record);
+  }
+}

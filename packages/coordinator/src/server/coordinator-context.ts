@@ -1,0 +1,38 @@
+import type { WorkerRegistry } from '../registry/worker-registry.js';
+import { CapacitySignal } from './capacity-signal.js';
+import type { CoordinatorDeps } from './coordinator-deps.js';
+import { DroppedRuns } from './dropped-runs.js';
+import { LogWriter } from './log-writer.js';
+import { RemoteRuns } from './remote-runs.js';
+import { WorkerCommands } from './worker-commands.js';
+
+/** What the rooms of a coordinator share: its deps and its in-memory state. */
+export interface CoordinatorContext {
+  readonly deps: CoordinatorDeps;
+  readonly warn: (message: string) => void;
+  readonly registry: WorkerRegistry;
+  /** Runs dispatched to workers, or executed on them. */
+  readonly runs: RemoteRuns;
+  readonly dropped: DroppedRuns;
+  readonly commands: WorkerCommands;
+  readonly capacity: CapacitySignal;
+  readonly logs: LogWriter;
+}
+
+export const createContext = (
+  deps: CoordinatorDeps,
+  registry: WorkerRegistry,
+): CoordinatorContext => {
+  const warn = deps.warn ?? (() => undefined);
+  const runs = new RemoteRuns();
+  return {
+    deps,
+    warn,
+    registry,
+    runs,
+    dropped: new DroppedRuns(),
+    commands: new WorkerCommands(runs, warn),
+    capacity: new CapacitySignal(warn),
+    logs: new LogWriter(deps.logDir, warn),
+  };
+};

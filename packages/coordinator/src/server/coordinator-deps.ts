@@ -1,0 +1,41 @@
+import type { Clock } from '@trellis/core';
+import type { DagRunRecord } from '@trellis/spec';
+import type { ChildRunsPort } from './child-runs-port.js';
+import type { CoordinatorStore } from './coordinator-store.js';
+import type { TlsFiles } from './credentials.js';
+
+/** Everything a coordinator needs, injected once. */
+export interface CoordinatorDeps {
+  readonly store: CoordinatorStore;
+  readonly clock: Clock;
+  /** Where run and step logs live (the store's `logDir`). */
+  readonly logDir: string;
+  /** Listen address. @default 127.0.0.1 */
+  readonly host?: string;
+  /** Listen port; 0 picks a free one. @default 50055 */
+  readonly port?: number;
+  /** `host:port` workers dial, shown in logs. @default the bound host:port */
+  readonly advertise?: string;
+  readonly tls?: TlsFiles;
+  /**
+   * Called after every change the coordinator writes to a remote run's record (claim, status
+   * report, lost worker, cancel before start): the queue processor frees a slot on a final one.
+   */
+  readonly onRunUpdate?: (record: DagRunRecord) => void;
+  /** Called with the time from dispatch to a worker's claim, in ms (metrics). */
+  readonly onClaimed?: (latencyMs: number) => void;
+  /**
+   * Starts and watches child runs that workers ask for (`StartChildRun`, `GetRun`, `CancelRun`).
+   * Without it, `StartChildRun` answers FAILED_PRECONDITION.
+   */
+  readonly children?: ChildRunsPort;
+  /** Receives a sentence per problem worked around. @default ignore */
+  readonly warn?: (message: string) => void;
+  /** A worker silent this long loses its runs (spec: over 15 s unhealthy). @default 15000 */
+  readonly lostAfterMs?: number;
+  /** How often lost workers are looked for. @default 1000 */
+  readonly sweepEveryMs?: number;
+}
+
+/** Lifecycle of a long-running component (docs/architecture.md). */
+export type ComponentState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';

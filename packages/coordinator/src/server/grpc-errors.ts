@@ -1,0 +1,20 @@
+import * as grpc from '@grpc/grpc-js';
+
+const withStatus = (code: grpc.status, message: string): grpc.ServiceError =>
+  Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() });
+
+/** INVALID_ARGUMENT: the request lacks something or carries something unreadable. */
+export const badArg = (message: string): grpc.ServiceError =>
+  withStatus(grpc.status.INVALID_ARGUMENT, message);
+
+/** FAILED_PRECONDITION: this coordinator cannot do what is asked. */
+export const failedPrecondition = (message: string): grpc.ServiceError =>
+  withStatus(grpc.status.FAILED_PRECONDITION, message);
+
+/** INTERNAL, with the failure's message. */
+export const internal = (e: unknown): grpc.ServiceError =>
+  withStatus(grpc.status.INTERNAL, e instanceof Error ? e.message : String(e));
+
+/** The failure itself when it carries a gRPC status, else INTERNAL. */
+export const asServiceError = (e: unknown): grpc.ServiceError =>
+  e instanceof Error && 'code' in e ? (e as grpc.ServiceError) : internal(e);

@@ -1,0 +1,83 @@
+import { join } from 'node:path';
+import { isFinalRunStatus } from '@trellis/core';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
+import type { StatusAck, StatusReport } from '../wire/messages.js';
+import type { CoordinatorContext } from './coordinator-context.js';
+import { badArg } from './grpc-errors.js';
+import { runKey, type RemoteRun } from './remote-runs.js';
+import type { RunTracker } from './run-tracker.js';
+import { refOf } from './wire-refs.js';
+
+/**
+ * Status reports (`ReportStatus`): a worker sends a run's whole record with a per-run sequence
+ * number; each is applied once and in order, and a final one ends the run here.
+ */
+export class StatusReports {
+  readonly #ctx: CoordinatorContext;
+  readonly #tracker: RunTracker;
+
+  constructor(ctx: CoordinatorContext, tracker: RunTracker) {
+    this.#ctx = ctx;
+    this.#tracker = tracker;
+  }
+
+  /** Applies the report unless it is old or from a worker that no longer owns the run. */
+  async report(req: StatusReport): Promise<StatusAck> {
+    const { deps, runs } = this.#ctx;
+    const ref = refOf(req.run);
+    if (!ref || req.workerId === '') throw badArg('ReportStatus needs worker_id and run');
+    const root = refOf(req.root) ?? ref;
+    const key = runKey(ref, root);
+    if (this.#ctx.dropped.has(req.workerId, key)) return { appliedSeq: req.seq, dropped: true };
+    let run = runs.get(ref, root);
+    if (run?.workerId !== undefined && run.workerId !== req.workerId)
+      return { appliedSeq: req.seq, dropped: true };
+    if (run && req.seq <= run.seq) return { appliedSeq: run.seq, dropped: false };
+    let record: DagRunRecord;
+    try {
+      record = JSON.parse(req.recordJson) as DagRunRecord;
+    } catch {
+      throw badArg(`status report of run ${ref.dagRunId} carries no valid record JSON`);
+    }
+    if (!run) {
+      const adopted = await this.#adopt(req, ref, root, record);
+      if ('appliedSeq' in adopted) return adopted;
+      run = adopted;
+    }
+    run.seq = req.seq;
+    await deps.store.saveRun(record);
+    deps.onRunUpdate?.(record);
+    if (isFinalRunStatus(record.status)) {
+      runs.remove(ref, root);
+      this.#ctx.logs.forgetUnder(join(deps.logDir, ref.name, ref.dagRunId));
+      this.#ctx.capacity.changed();
+    }
+    return { appliedSeq: req.seq, dropped: false };
+  }
+
+  /**
+   * A run this coordinator does not track: a child run started on the worker (created here
+   * from its snapshot), or a run adopted before this coordinator started. Tracked as the
+   * worker's, unless it ended or another worker owns it (then the answer to send).
+   */
+  async #adopt(
+    req: StatusReport,
+    ref: RunRef,
+    root: RunRef,
+    record: DagRunRecord,
+  ): Promise<RemoteRun | StatusAck> {
+    const { store } = this.#ctx.deps;
+    const existing = await store.getRun(ref, { root }).catch(() => undefined);
+    if (existing === undefined) {
+      if (req.snapshotJson === '' || record.parent === undefined)
+        throw badArg(`run ${ref.dagRunId} of DAG "${ref.name}" is unknown to this coordinator`);
+      const snapshot = JSON.parse(req.snapshotJson) as { dag: unknown; localDags: unknown[] };
+      await store.createRun(record, snapshot);
+    } else {
+      const owner = existing.owner?.workerId;
+      if (isFinalRunStatus(existing.status) || (owner !== undefined && owner !== req.workerId))
+        return { appliedSeq: req.seq, dropped: !isFinalRunStatus(record.status) };
+    }
+    return this.#tracker.track(ref, root, req.workerId, {});
+  }
+}

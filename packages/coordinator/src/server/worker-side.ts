@@ -1,0 +1,122 @@
+import {
+  canonicalSelector,
+  matchesSelector,
+  selectorOfQueue,
+  type Labels,
+} from '../registry/selector.js';
+import type { RunningTask, WorkerView } from '../registry/worker-registry.js';
+import type { HeartbeatRequest, HeartbeatResponse, RunRefMsg } from '../wire/messages.js';
+import type { CoordinatorContext } from './coordinator-context.js';
+import { runKey } from './remote-runs.js';
+import { toMsg } from './wire-refs.js';
+
+/**
+ * The worker side of the coordinator: heartbeats into the registry, which dispatch queues each
+ * worker consumes, which runs it executes but no longer owns (it must drop them), and free
+ * capacity.
+ */
+export class WorkerSide {
+  readonly #ctx: CoordinatorContext;
+  /** Names of the dispatch queues (canonical selectors) runs were put on. */
+  readonly #queues = new Map<string, Labels>();
+
+  constructor(ctx: CoordinatorContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Workers as `GET /workers` shows them. */
+  list(): WorkerView[] {
+    return this.#ctx.registry.list(this.#ctx.deps.clock.now());
+  }
+
+  /** Makes a dispatch queue known, so matching workers are told to consume it. */
+  addQueue(name: string): void {
+    if (this.#queues.has(name)) return;
+    const selector = selectorOfQueue(name);
+    this.#queues.set(name, selector);
+    // Matching workers start consuming at once, not at their next heartbeat.
+    for (const w of this.#ctx.registry.eligible(selector, this.#ctx.deps.clock.now()))
+      this.#ctx.commands.push(w.id, { kind: 'KIND_CONSUME', run: null, queue: name });
+  }
+
+  /**
+   * Null when a worker can take a run with `selector` now: healthy matching workers have more
+   * free slots than runs already dispatched to them and not yet claimed. Otherwise why not.
+   */
+  availability(selector: Labels): string | null {
+    const now = this.#ctx.deps.clock.now();
+    const eligible = this.#ctx.registry.eligible(selector, now);
+    if (eligible.length === 0) {
+      const sel = canonicalSelector(selector);
+      return sel === 'any'
+        ? 'no healthy worker is connected'
+        : `no healthy worker has labels ${sel}`;
+    }
+    let free = 0;
+    for (const w of eligible) free += Math.max(0, w.capacity - this.#busySlots(w.id));
+    const pending = this.#ctx.runs
+      .pending()
+      .filter((p) => eligible.some((w) => matchesSelector(w.labels, p.selector))).length;
+    if (free - pending > 0) return null;
+    return `every worker matching ${canonicalSelector(selector)} is busy`;
+  }
+
+  /** A heartbeat: recorded; answered with the queues to consume, stops and runs to drop. */
+  heartbeat(req: HeartbeatRequest): HeartbeatResponse {
+    const { deps, registry } = this.#ctx;
+    const now = deps.clock.now();
+    if (req.workerId === '') throw new Error('heartbeat without worker_id');
+    const tasks = req.runningTasks.map((t) => ({
+      dagName: t.run?.name ?? '',
+      dagRunId: t.run?.dagRunId ?? '',
+      rootDagRunName: t.root?.name ?? t.run?.name ?? '',
+      rootDagRunId: t.root?.dagRunId ?? t.run?.dagRunId ?? '',
+      parentDagRunName: t.parent?.name ?? '',
+      parentDagRunId: t.parent?.dagRunId ?? '',
+      startedAt: t.startedAt,
+    }));
+    const change = registry.heartbeat(
+      {
+        id: req.workerId,
+        labels: { ...req.labels },
+        capacity: req.capacity,
+        runningTasks: tasks,
+        incarnation: req.incarnation,
+        accepting: req.accepting,
+      },
+      now,
+    );
+    const drop = this.#toDrop(req.workerId, tasks);
+    if (change.joined || change.grew) this.#ctx.capacity.changed();
+    return {
+      queues: [...this.#queues.entries()]
+        .filter(([, sel]) => matchesSelector(req.labels, sel))
+        .map(([q]) => q),
+      cancel: this.#ctx.commands.due(req.workerId).map((c) => c.run as RunRefMsg),
+      drop,
+      logDir: deps.logDir,
+    };
+  }
+
+  /** Runs the worker executes that the coordinator no longer gives it: it must drop them. */
+  #toDrop(workerId: string, tasks: readonly RunningTask[]): RunRefMsg[] {
+    const drop: RunRefMsg[] = [];
+    for (const t of tasks) {
+      const ref = { name: t.dagName, dagRunId: t.dagRunId };
+      const root = { name: t.rootDagRunName, dagRunId: t.rootDagRunId };
+      const run = this.#ctx.runs.get(ref, root);
+      const key = runKey(ref, root);
+      if (this.#ctx.dropped.has(workerId, key) || (run !== undefined && run.workerId !== workerId))
+        drop.push(toMsg(ref));
+    }
+    return drop;
+  }
+
+  /** Slots a worker has in use: runs it claimed, or reports, whichever is more. */
+  #busySlots(workerId: string): number {
+    const reported =
+      this.#ctx.registry.get(workerId)?.runningTasks.filter((t) => t.parentDagRunId === '')
+        .length ?? 0;
+    return Math.max(reported, this.#ctx.runs.slotsOf(workerId));
+  }
+}

@@ -1,0 +1,25 @@
+import type { Clock } from '@trellis/core';
+import type { RunRef } from '@trellis/spec';
+
+/** Options of `FsRunStore`. */
+export interface FsRunStoreOptions {
+  /** Absolute directory for run records (`<dataDir>/runs/...`). */
+  readonly dataDir: string;
+  /** Absolute directory for run and step logs. */
+  readonly logDir: string;
+  /** Time for run-log lines, retention and lock ages. */
+  readonly clock: Clock;
+  /**
+   * Receives a sentence for each problem the store works around instead of failing: a corrupt
+   * record skipped by an index rebuild, a log write error. @default ignore
+   */
+  readonly warn?: (message: string) => void;
+  /** Compact a DAG's index when it holds more than this many lines per live run. @default 4 */
+  readonly indexCompactFactor?: number;
+}
+
+/** Where a child run is stored: under its root run. */
+export interface RootOption {
+  /** The root run of a child run; absent, undefined or the run itself for a top-level run. */
+  readonly root?: RunRef | undefined;
+}

@@ -1,0 +1,204 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { RunStatus, alreadyExists, notFound, type Clock } from '@trellis/core';
+import type { DagRunRecord } from '@trellis/spec';
+import { tempPathFor, writeFileAtomic, writeNewFile } from '../fs/atomic-write.js';
+import { isExisting, isMissing } from '../fs/fs-errors.js';
+import { exists } from '../fs/path-exists.js';
+import { SNAPSHOT_FILE, STATUS_FILE, type StoreLayout } from '../layout/store-layout.js';
+import type { DagIndexes } from './dag-indexes.js';
+import type { KeyedSerialQueue } from './keyed-serial-queue.js';
+import { TEMP_CREATE_PREFIX } from './run-deleter.js';
+import { locateForWrite, runNotFound } from './run-locations.js';
+import type { RunSnapshot } from './run-snapshot.js';
+import { storageRootOf, toRunSummary } from './run-summary.js';
+import { readDiskRevision, serializeRecord } from './status-file.js';
+
+/** What `RunWriter` needs from the store. */
+export interface RunWriterDeps {
+  readonly layout: StoreLayout;
+  readonly indexes: DagIndexes;
+  /** The store's per-run chain: saves of one run are applied in call order. */
+  readonly saves: KeyedSerialQueue;
+  readonly clock: Clock;
+}
+
+/**
+ * Writes run records: creates a run's folder with its record and DAG snapshot, and replaces
+ * records (in call order per run, never over a newer revision), each with its index line. See
+ * `FsRunStore` for the contract of each method.
+ */
+export class RunWriter {
+  readonly #deps: RunWriterDeps;
+  /** Revision this process last wrote to a running record's status file, by path. */
+  readonly #written = new Map<string, number>();
+  /** Folders this process made or found (a DAG's runs folder), so a new run costs one mkdir. */
+  readonly #dirs = new Set<string>();
+  /** Log folders made by `createRun` whose run has no recorder yet (it need not make them). */
+  readonly #madeLogDirs = new Set<string>();
+
+  constructor(deps: RunWriterDeps) {
+    this.#deps = deps;
+  }
+
+  /** `FsRunStore.createRun`. */
+  async createRun(record: DagRunRecord, snapshot: RunSnapshot): Promise<void> {
+    const { layout } = this.#deps;
+    const loc = locateForWrite(layout, record);
+    const root = storageRootOf(record);
+    const kind = root === undefined ? 'run' : 'child run';
+    const status = serializeRecord(record);
+    const dag = JSON.stringify(snapshot);
+    const summary = toRunSummary(record);
+    // A run created running is not synced (like its later running saves, see saveRun): after an
+    // OS crash it is recovered as failed, or gone with its folder (directories are not synced).
+    const durable = isDurableStatus(record.status);
+    await this.#deps.saves.run(loc.dir, async () => {
+      if (root !== undefined && !(await exists(layout.locate(root).dir)))
+        throw notFound('run', `${root.name}/${root.dagRunId}`);
+      const parent = dirname(loc.dir);
+      // A taken id shows when the rename meets the existing (never empty) folder.
+      const temp = join(parent, `${TEMP_CREATE_PREFIX}${record.dagRunId}-${randomHex()}`);
+      await this.#mkdirIn(parent, temp);
+      try {
+        // Private until the rename publishes the folder: no temporary names needed inside it,
+        // and both files are written together.
+        await Promise.all([
+          writeNewFile(join(temp, SNAPSHOT_FILE), dag, { durable }),
+          writeNewFile(join(temp, STATUS_FILE), status, { durable }),
+        ]);
+        await rename(temp, loc.dir);
+      } catch (e) {
+        await rm(temp, { recursive: true, force: true });
+        if (isExisting(e)) throw alreadyExists(kind, record.dagRunId);
+        throw e;
+      }
+      const logDir = layout.runLogDir(record);
+      await Promise.all([
+        mkdir(logDir, { recursive: true }).then(() => this.#noteLogDir(logDir)),
+        this.#deps.indexes.of(loc.indexDag).put(summary),
+      ]);
+    });
+  }
+
+  /** True (once) when `createRun` made the log folder `dir`: its recorder need not make it. */
+  takeMadeLogDir(dir: string): boolean {
+    return this.#madeLogDirs.delete(dir);
+  }
+
+  /** `FsRunStore.saveRun`. */
+  async saveRun(record: DagRunRecord): Promise<void> {
+    const loc = locateForWrite(this.#deps.layout, record);
+    const durable = isDurableStatus(record.status);
+    const summary = toRunSummary(record);
+    const statusPath = join(loc.dir, STATUS_FILE);
+    // The new content goes to a temporary file at once, outside the run's chain: consecutive
+    // saves of a run write (and sync) their files side by side; only the renames, which publish
+    // them, are applied one after another in call order.
+    const temp = tempPathFor(statusPath);
+    const written = writeNewFile(temp, serializeRecord(record), { durable }).then(
+      () => undefined,
+      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+    );
+    await this.#deps.saves.run(loc.dir, async () => {
+      let renamed = false;
+      try {
+        const failed = await written;
+        if (failed !== undefined) throw failed;
+        // The revision on disk is this process's own last one while it runs the run (only the
+        // owner writes a running record), so it need not be read back at every save.
+        const known = this.#written.get(statusPath);
+        const onDisk = known ?? (await readDiskRevision(statusPath));
+        if (record.revision < onDisk) return;
+        // Durable (fsync) for the states that must survive a power loss: queued and final. The
+        // saves in between are atomic renames; after an OS crash a run left "running" is
+        // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
+        await rename(temp, statusPath);
+        renamed = true;
+        if (durable) this.#written.delete(statusPath);
+        else this.#written.set(statusPath, record.revision);
+      } catch (e) {
+        if (isMissing(e)) throw runNotFound(record, storageRootOf(record));
+        throw e;
+      } finally {
+        if (!renamed) await unlink(temp).catch(() => undefined);
+      }
+      await this.#deps.indexes.of(loc.indexDag).put(summary);
+    });
+  }
+
+  /** `FsRunStore.saveRunIf`. */
+  async saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean> {
+    const loc = locateForWrite(this.#deps.layout, record);
+    const statusPath = join(loc.dir, STATUS_FILE);
+    const lockPath = join(loc.dir, SWAP_LOCK);
+    return this.#deps.saves.run(loc.dir, async () => {
+      // One process at a time between the read and the rename: an exclusive lock file.
+      const lock = await open(lockPath, 'wx').catch(async (e: unknown) => {
+        if (isMissing(e)) throw runNotFound(record, storageRootOf(record));
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const st = await stat(lockPath).catch(() => undefined);
+        // a lock left by a crashed process
+        if (st && this.#deps.clock.now().getTime() - st.mtimeMs > SWAP_LOCK_STALE_MS)
+          await rm(lockPath, { force: true });
+        return undefined;
+      });
+      if (lock === undefined) return false; // another process is deciding right now
+      try {
+        if ((await readDiskRevision(statusPath)) !== expectRevision) return false;
+        await writeFileAtomic(statusPath, serializeRecord(record), {
+          durable: isDurableStatus(record.status),
+        });
+        this.#written.delete(statusPath);
+      } finally {
+        await lock.close();
+        await rm(lockPath, { force: true });
+      }
+      await this.#deps.indexes.of(loc.indexDag).put(toRunSummary(record));
+      return true;
+    });
+  }
+
+  /** Remembers a log folder made for a new run, for its recorder (a bounded number of them). */
+  #noteLogDir(dir: string): void {
+    this.#madeLogDirs.add(dir);
+    // runs that execute elsewhere (a worker) never take theirs: forget the oldest
+    if (this.#madeLogDirs.size > MADE_LOG_DIRS_KEPT)
+      this.#madeLogDirs.delete(this.#madeLogDirs.values().next().value as string);
+  }
+
+  /**
+   * Makes the folder `dir` inside `parent`, creating `parent` first when this process has not
+   * seen it yet (a DAG's runs folder), or when it is gone (deleted meanwhile): one `mkdir` per run
+   * instead of a recursive one that checks every level.
+   */
+  async #mkdirIn(parent: string, dir: string): Promise<void> {
+    if (this.#dirs.has(parent)) {
+      try {
+        await mkdir(dir);
+        return;
+      } catch (e) {
+        if (!isMissing(e)) throw e;
+        this.#dirs.delete(parent);
+      }
+    }
+    await mkdir(parent, { recursive: true });
+    this.#dirs.add(parent);
+    await mkdir(dir);
+  }
+}
+
+const randomHex = (): string => randomBytes(4).toString('hex');
+
+/** States whose record and index line are synced to disk (they must survive a power loss). */
+const isDurableStatus = (s: RunStatus): boolean =>
+  s !== RunStatus.Running && s !== RunStatus.NotStarted;
+
+/** Log folders of new runs remembered for their recorders (beyond: the recorder makes sure). */
+const MADE_LOG_DIRS_KEPT = 1000;
+
+/** Lock file of `saveRunIf` in a run's folder (dot-names are not runs). */
+const SWAP_LOCK = '.swap.lock';
+/** A swap lock older than this was left by a crashed process. */
+const SWAP_LOCK_STALE_MS = 10_000;
