@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NodeStatus, RunStatus } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
-import { apiHarness, type ApiHarness } from '../testing/api-harness.js';
+import { apiHarness, type ApiHarness } from '../../test/support/api-harness.js';
 import { ErrorBody, Pagination } from '../wire/common.schema.js';
 import {
   GridItemSchema,
