@@ -18,7 +18,7 @@ import {
   type CoordinatorSide,
   type PrivateRedis,
   type WorkerProcess,
-} from './testing/index.js';
+} from '../test/support/index.js';
 
 /**
  * Distributed mode with real processes on loopback (issue 6, Tests): a private redis-server, the

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { RunStatus } from '@trellis/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutorSet } from './executor-set.js';
-import { BUSYBOX } from './test-support/docker-fixtures.js';
-import { runDagText } from './test-support/run-dag.js';
-import { startSmtpSink, type SmtpSink } from './test-support/smtp-sink.js';
+import { BUSYBOX } from '../test/support/docker-fixtures.js';
+import { runDagText } from '../test/support/run-dag.js';
+import { startSmtpSink, type SmtpSink } from '../test/support/smtp-sink.js';
 
 let dir: string;
 let sink: SmtpSink;

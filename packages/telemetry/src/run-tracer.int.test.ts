@@ -10,7 +10,7 @@ import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
 import { FsDagCatalog, RunService } from '@trellis/services';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from './run-tracer.js';
-import { OtlpReceiver, type ReceivedSpan } from './testing/otlp-receiver.js';
+import { OtlpReceiver, type ReceivedSpan } from '../test/support/otlp-receiver.js';
 
 let home: string;
 let receiver: OtlpReceiver;

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@trellis/core';
 import { API_ROUTE_TABLES } from '../routes/all-routes.js';
-import { apiHarness } from '../testing/api-harness.js';
+import { apiHarness } from '../../test/support/api-harness.js';
 import { createAuthenticator } from './create-authenticator.js';
 import { ROLE_PERMISSIONS } from './roles.js';
 

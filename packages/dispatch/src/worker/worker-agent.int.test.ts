@@ -5,8 +5,8 @@ import { systemClock } from '@trellis/core';
 import { CoordinatorClient } from '@trellis/coordinator';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
 import { createRedis } from '../remote/redis-connection.js';
-import { startCoordinatorSide, type CoordinatorSide } from '../testing/fleet.js';
-import { startRedis, type PrivateRedis } from '../testing/redis-server.js';
+import { startCoordinatorSide, type CoordinatorSide } from '../../test/support/fleet.js';
+import { startRedis, type PrivateRedis } from '../../test/support/redis-server.js';
 import { WorkerAgent } from './worker-agent.js';
 
 let redis: PrivateRedis;

@@ -5,8 +5,8 @@ import { NodeStatus, RunStatus } from '@trellis/core';
 import Dockerode from 'dockerode';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DockerExecutor } from '../docker/docker.executor.js';
-import { BUSYBOX, ensureImage } from '../test-support/docker-fixtures.js';
-import { runDagText } from '../test-support/run-dag.js';
+import { BUSYBOX, ensureImage } from '../../test/support/docker-fixtures.js';
+import { runDagText } from '../../test/support/run-dag.js';
 import { DagContainerHook } from './dag-container.hook.js';
 
 const docker = new Dockerode();

@@ -12,8 +12,8 @@ import {
   removeContainers,
   startTestRegistry,
   uniqueName,
-} from '../test-support/docker-fixtures.js';
-import { stepContext } from '../test-support/exec-context.js';
+} from '../../test/support/docker-fixtures.js';
+import { stepContext } from '../../test/support/exec-context.js';
 import { DockerExecutor } from './docker.executor.js';
 
 const docker = new Dockerode();

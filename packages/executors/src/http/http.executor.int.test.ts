@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stepContext } from '../test-support/exec-context.js';
+import { stepContext } from '../../test/support/exec-context.js';
 import { HttpExecutor } from './http.executor.js';
 
 const http = new HttpExecutor();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stepContext } from '../test-support/exec-context.js';
+import { stepContext } from '../../test/support/exec-context.js';
 import { JqExecutor } from './jq.executor.js';
 
 const jq = new JqExecutor();

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunStatus } from '@trellis/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runDagText } from '../test-support/run-dag.js';
-import { attachmentText, startSmtpSink, type SmtpSink } from '../test-support/smtp-sink.js';
+import { runDagText } from '../../test/support/run-dag.js';
+import { attachmentText, startSmtpSink, type SmtpSink } from '../../test/support/smtp-sink.js';
 import { MailNotifier } from './mail-notifier.js';
 
 const notifier = new MailNotifier();

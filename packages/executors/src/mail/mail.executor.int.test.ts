@@ -3,8 +3,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stepContext } from '../test-support/exec-context.js';
-import { attachmentText, startSmtpSink, type SmtpSink } from '../test-support/smtp-sink.js';
+import { stepContext } from '../../test/support/exec-context.js';
+import { attachmentText, startSmtpSink, type SmtpSink } from '../../test/support/smtp-sink.js';
 import { MailExecutor } from './mail.executor.js';
 
 const mail = new MailExecutor();

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProcessRunner } from '@trellis/core';
-import { isAlive, TextSink } from '../test-support/text-sink.js';
+import { isAlive, TextSink } from '../../test/support/text-sink.js';
 import { NodeProcessRunner } from './node-process-runner.js';
 import { SpawnerProcessRunner } from './spawner-process-runner.js';
 

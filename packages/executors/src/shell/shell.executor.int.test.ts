@@ -9,7 +9,7 @@ import type { ExecContext, StopPolicy } from '@trellis/engine';
 import { parseDagFile } from '@trellis/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NodeProcessRunner } from '../process-runner/node-process-runner.js';
-import { isAlive, TextSink } from '../test-support/text-sink.js';
+import { isAlive, TextSink } from '../../test/support/text-sink.js';
 import { ShellExecutor } from './shell.executor.js';
 
 const PATH = '/usr/local/bin:/usr/bin:/bin';

@@ -3,8 +3,8 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contextOf, stepContext } from '../test-support/exec-context.js';
-import { PASSWORD_USER, startSshd, type TestSshd } from '../test-support/sshd.js';
+import { contextOf, stepContext } from '../../test/support/exec-context.js';
+import { PASSWORD_USER, startSshd, type TestSshd } from '../../test/support/sshd.js';
 import { SshExecutor } from './ssh.executor.js';
 
 const ssh = new SshExecutor();

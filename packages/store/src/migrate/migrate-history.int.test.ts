@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeStatus, RunStatus, type Clock } from '@trellis/core';
 import { parseDagFile, type Dag } from '@trellis/spec';
 import { FsRunStore } from '../runs/fs-run-store.js';
-import { writeLegacyRun, type LegacyRunSpec } from '../testing/legacy-history.js';
+import { writeLegacyRun, type LegacyRunSpec } from '../../test/support/legacy-history.js';
 import { migrateHistory, type MigrationReport } from './migrate-history.js';
 
 const clock: Clock = {

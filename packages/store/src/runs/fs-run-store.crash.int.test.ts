@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus, systemClock } from '@trellis/core';
-import { STORE_SRC, spawnTs } from '../testing/spawn-ts.js';
+import { STORE_SRC, spawnTs } from '../../test/support/spawn-ts.js';
 import { FsRunStore } from './fs-run-store.js';
 
 /**

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { RunStatus, systemClock } from '@trellis/core';
 import { runDag, type ExecutorRegistry, type RunHook } from '@trellis/engine';
 import { parseDagFile, type DagRunRecord } from '@trellis/spec';
-import { ShellCommandRunner } from '../command/shell-command-runner.js';
-import { ShellExecutor } from '../shell/shell.executor.js';
+import { ShellCommandRunner } from '../../src/command/shell-command-runner.js';
+import { ShellExecutor } from '../../src/shell/shell.executor.js';
 import { FileRecorder } from './file-recorder.js';
 
 /** A finished run and its recorder (run log lines, log files under `dir/logs`). */

@@ -5,8 +5,8 @@ import { RunStatus, systemClock } from '@trellis/core';
 import { Coordinator, type ChildRunsPort } from '@trellis/coordinator';
 import { parseDagFile, type Dag, type DagRunRecord } from '@trellis/spec';
 import { FsRunStore } from '@trellis/store';
-import { BullmqDispatcher } from '../remote/bullmq-dispatcher.js';
-import { createRedis } from '../remote/redis-connection.js';
+import { BullmqDispatcher } from '../../src/remote/bullmq-dispatcher.js';
+import { createRedis } from '../../src/remote/redis-connection.js';
 import type { PrivateRedis } from './redis-server.js';
 
 /** A coordinator, a dispatcher and a file store in this process, for tests and benchmarks. */

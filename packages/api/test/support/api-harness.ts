@@ -9,9 +9,9 @@ import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
 import { FsDagCatalog, RunService, type DagDefinitions } from '@trellis/services';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
-import { createHttpApp, type RouteTables } from '../http/create-http-app.js';
-import { noAuth, type Authenticator } from '../http/auth.js';
-import type { HttpDeps } from '../http/deps.js';
+import { createHttpApp, type RouteTables } from '../../src/http/create-http-app.js';
+import { noAuth, type Authenticator } from '../../src/http/auth.js';
+import type { HttpDeps } from '../../src/http/deps.js';
 
 /** A test API on a temp SVC_HOME with the real store, engine and /bin/sh. */
 export interface ApiHarness {
