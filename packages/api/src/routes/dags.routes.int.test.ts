@@ -19,8 +19,8 @@ import { FakeClock, makeRunRecord } from '@trellis/testkit';
 import { noAuth, type Authenticator } from '../http/auth.js';
 import { createHttpApp } from '../http/create-http-app.js';
 import type { HttpDeps } from '../http/deps.js';
-import { ErrorBody } from '../wire/common.schema.js';
 import {
+  ErrorBody,
   CreateDagResponse,
   DagDetailsResponse,
   DagSpecResponse,
@@ -29,7 +29,7 @@ import {
   PutDagSpecResponse,
   SearchDagsResponse,
   ValidateDagResponse,
-} from '../wire/dag.schema.js';
+} from '@trellis/contract';
 import { dagRoutes } from './dags.routes.js';
 
 let home: string;

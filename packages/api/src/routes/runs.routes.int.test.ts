@@ -3,14 +3,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NodeStatus, RunStatus } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
 import { apiHarness, type ApiHarness } from '../testing/api-harness.js';
-import { ErrorBody, Pagination } from '../wire/common.schema.js';
 import {
+  ErrorBody,
   GridItemSchema,
   LogChunkSchema,
+  Pagination,
+  QueueSchema,
   RunDetailsSchema,
   RunSummarySchema,
-} from '../wire/run.schema.js';
-import { QueueSchema, queueRoutes } from './queues.routes.js';
+} from '@trellis/contract';
+import { queueRoutes } from './queues.routes.js';
 import { runRoutes } from './runs.routes.js';
 
 let h: ApiHarness;
