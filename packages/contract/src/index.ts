@@ -6,3 +6,6 @@ export * from './wire/dag.schema.js';
 export * from './wire/queue.schema.js';
 export * from './wire/health.schema.js';
 export type * from './wire/session.js';
+export * from './worker/worker-health.js';
+export * from './worker/worker.schema.js';
+export type * from './worker/worker-info.js';

@@ -13,6 +13,7 @@ import {
   EnqueueRunBody,
   FileName,
   InlineRunBody,
+  ListWorkersResponse,
   LogChunkSchema,
   RunLogQuery,
   Pagination,
@@ -28,7 +29,7 @@ import {
 } from '@trellis/contract';
 import { paginate } from '../wire/paginate.js';
 import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
-import { WorkerSchema, toApiWorker } from '../wire/worker.schema.js';
+import { toApiWorker } from '../wire/worker.mapper.js';
 
 const window = (q: z.infer<typeof RunLogQuery>) => ({
   ...(q.tail !== undefined ? { tail: q.tail } : {}),
@@ -347,7 +348,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
   }),
   r.get('/workers', {
     query: z.object({ remoteNode: z.string().optional() }),
-    response: z.object({ workers: z.array(WorkerSchema) }),
+    response: ListWorkersResponse,
     summary: 'Workers tracked by the coordinator (distributed mode)',
     handler: (_req, deps) => {
       if (!deps.workers)
