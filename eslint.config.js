@@ -51,7 +51,7 @@ const restrictedImports = {
 const OWNERS = {
   'js-yaml': ['core', 'spec'],
   croner: ['spec', 'scheduler'],
-  zod: ['core', 'api'],
+  zod: ['core', 'contract', 'api'],
   dockerode: ['executors'],
   ssh2: ['executors'],
   nodemailer: ['executors'],
@@ -71,6 +71,7 @@ const OWNERS = {
 const PACKAGES = [
   'core',
   'spec',
+  'contract',
   'engine',
   'executors',
   'store',

@@ -1,14 +1,17 @@
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 
 /*
  * `base: './'`: asset URLs are relative, and the server injects `<base href="<basePath>/">` into
  * index.html, so one build works under any `server.basePath` and on client routes at any depth.
  * Hashed file names under assets/ are what lets the server cache them for a year.
+ * `@trellis/source`: @trellis/contract is bundled from its TypeScript sources, so the UI builds
+ * without the server packages built first.
  */
 export default defineConfig({
   base: './',
   plugins: [react()],
+  resolve: { conditions: ['@trellis/source', ...defaultClientConditions] },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

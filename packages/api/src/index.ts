@@ -45,11 +45,10 @@ export {
 } from './http/auth.js';
 export { errorMiddleware, type HttpLogger } from './errors/error-middleware.js';
 export { defaultStatus } from './errors/status-for.js';
-export * from './wire/common.schema.js';
-export { HealthResponse, systemRoutes } from './routes/system.routes.js';
+export { paginate } from './wire/paginate.js';
+export { systemRoutes } from './routes/system.routes.js';
 export { runRoutes } from './routes/runs.routes.js';
-export { queueRoutes, QueueSchema } from './routes/queues.routes.js';
-export * from './wire/run.schema.js';
+export { queueRoutes } from './routes/queues.routes.js';
 export {
   toApiRunSummary,
   toApiRunDetails,
@@ -58,7 +57,6 @@ export {
   paramsJsonText,
 } from './wire/run.mapper.js';
 export { dagRoutes } from './routes/dags.routes.js';
-export * from './wire/dag.schema.js';
 export { API_ROUTE_TABLES, renderApiDocument } from './routes/all-routes.js';
 export { createWebRouter, type WebOptions } from './web/serve-web.js';
 export { renderIndexHtml, type WebBootConfig } from './web/web-page.js';

@@ -1,5 +1,4 @@
-export * from './status/run-status.js';
-export * from './status/node-status.js';
+export * from './status/index.js';
 export * from './errors/app-error.js';
 export * from './ports/clock.js';
 export * from './ports/id-generator.js';

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { SessionInfo } from '@trellis/contract';
 import { ApiClient } from './api/client';
 import { sessionCredentials } from './api/credentials';
-import type { Session } from './api/types';
 import { AppContext, type AppValue } from './app-context';
 import type { BootConfig } from './boot-config';
 import { SystemPanel } from './components/system-panel';
@@ -17,13 +17,13 @@ import { Link, matchPath, useRouter } from './router';
 const fetchSession = async (
   boot: BootConfig,
   authorization: string | undefined,
-): Promise<Session> => {
+): Promise<SessionInfo> => {
   const res = await fetch(`${boot.basePath}/auth/session`, {
     headers: authorization ? { Authorization: authorization } : {},
     credentials: boot.oidc ? 'same-origin' : 'omit',
   });
   if (!res.ok) throw new Error(`the server answered ${res.status} to the session check`);
-  return (await res.json()) as Session;
+  return (await res.json()) as SessionInfo;
 };
 
 /** The tab title for an app path: the DAG or run in view first. */
@@ -85,7 +85,7 @@ const NavLink = ({ to, label }: { to: string; label: string }) => {
 
 export const App = ({ boot }: { boot: BootConfig }) => {
   const credentials = useMemo(() => sessionCredentials(window.sessionStorage), []);
-  const [session, setSession] = useState<Session>();
+  const [session, setSession] = useState<SessionInfo>();
   const [loginReason, setLoginReason] = useState<string>();
   const [toasts, setToasts] = useState<{ id: number; text: string; tone: 'ok' | 'error' }[]>([]);
   const [bootError, setBootError] = useState<string>();

@@ -1,13 +1,7 @@
 import type { Request } from 'express';
+import type { Permission } from '@trellis/contract';
 
-/** What a caller may do (ARCHITECTURE.md section 6: roles admin, manager, operator, viewer). */
-export type Permission =
-  /** Read anything. */
-  | 'read'
-  /** Create, edit, rename and delete DAG definitions. */
-  | 'dags:write'
-  /** Start, enqueue, stop, retry, dequeue, suspend, change step status. */
-  | 'runs:write';
+export type { Permission };
 
 /** Who is calling. */
 export interface Principal {

@@ -1,9 +1,9 @@
 import type { Clock } from '@trellis/core';
+import type { WorkerInfo } from '@trellis/contract';
 import type { DagDefinitions, RunService } from '@trellis/services';
 import type { HttpLogger } from '../errors/error-middleware.js';
 import type { Authenticator } from './auth.js';
 import type { RunQueries } from './run-queries.js';
-import type { WorkerInfo } from '../wire/worker.schema.js';
 
 /** What the HTTP layer needs: services and probes, never a concrete store (ARCHITECTURE.md 5). */
 export interface HttpDeps {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Route } from '../http/define-routes.js';
-import { ErrorBody } from '../wire/common.schema.js';
+import { ErrorBody } from '@trellis/contract';
 import type {
   OpenApiDocument,
   OperationObject,

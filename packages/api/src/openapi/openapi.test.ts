@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineRoutes } from '../http/define-routes.js';
 import { systemRoutes } from '../routes/system.routes.js';
-import { DagName, FileName, queryInt } from '../wire/common.schema.js';
+import { DagName, FileName, queryInt } from '@trellis/contract';
 import { buildOpenApi, renderOpenApiJson, toOpenApiPath } from './build-openapi.js';
 import type { OpenApiDocument } from './openapi-document.js';
 

@@ -10,7 +10,7 @@ import { noAuth, type Authenticator } from '../http/auth.js';
 import { createHttpApp } from '../http/create-http-app.js';
 import { defineRoutes } from '../http/define-routes.js';
 import type { HttpDeps } from '../http/deps.js';
-import { ErrorBody } from '../wire/common.schema.js';
+import { ErrorBody } from '@trellis/contract';
 import { sendToRemoteNode } from './remote-transport.js';
 
 /** The error body of a response, checked against the spec's shape. */

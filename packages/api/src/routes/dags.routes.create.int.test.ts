@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dagYaml, useDagRoutes } from '../../test/support/dag-routes-fixture.js';
 import { expectError } from '../../test/support/expect-error.js';
-import { CreateDagResponse, ValidateDagResponse } from '../wire/dag.schema.js';
+import { CreateDagResponse, ValidateDagResponse } from '@trellis/contract';
 
 /** Creating a DAG file and validating a spec. */
 const { api, write, read, files } = useDagRoutes();

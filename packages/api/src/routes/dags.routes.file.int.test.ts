@@ -6,7 +6,7 @@ import {
   DagSpecResponse,
   ListDagsResponse,
   PutDagSpecResponse,
-} from '../wire/dag.schema.js';
+} from '@trellis/contract';
 
 /** One DAG file: details, delete, spec, rename and suspend. */
 const { api, write, read, files } = useDagRoutes();

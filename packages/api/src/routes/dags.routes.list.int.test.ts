@@ -6,7 +6,7 @@ import { parseDagFile } from '@trellis/spec';
 import { makeRunRecord } from '@trellis/testkit';
 import { dagYaml, useDagRoutes } from '../../test/support/dag-routes-fixture.js';
 import { expectError } from '../../test/support/expect-error.js';
-import { DagTagsResponse, ListDagsResponse, SearchDagsResponse } from '../wire/dag.schema.js';
+import { DagTagsResponse, ListDagsResponse, SearchDagsResponse } from '@trellis/contract';
 
 /** Listing, searching and tagging DAGs. */
 const { api, write, dagsDir, latest } = useDagRoutes();

@@ -1,6 +1,6 @@
 import { defineRoutes } from '../http/define-routes.js';
 import type { HttpDeps } from '../http/deps.js';
-import { RemoteNodeQuery, paginate } from '../wire/common.schema.js';
+import { paginate } from '../wire/paginate.js';
 import {
   toApiDagDetailsResponse,
   toApiDagListItem,
@@ -8,6 +8,7 @@ import {
   toDagListQuery,
 } from '../wire/dag.mapper.js';
 import {
+  RemoteNodeQuery,
   CreateDagBody,
   CreateDagResponse,
   DagDetailsResponse,
@@ -24,7 +25,7 @@ import {
   SuspendDagBody,
   ValidateDagBody,
   ValidateDagResponse,
-} from '../wire/dag.schema.js';
+} from '@trellis/contract';
 import { toApiDagDetails, toApiDagSummary } from '@trellis/spec';
 
 /** DAG definitions (spec: Endpoints, DAG definitions); search and tags precede `/dags/:fileName`. */

@@ -1,24 +1,9 @@
-import { z } from 'zod';
 import { RunStatus } from '@trellis/core';
+import { ListQueuesResponse } from '@trellis/contract';
 import { defineRoutes } from '../http/define-routes.js';
 import type { HttpDeps } from '../http/deps.js';
 import type { RunSummaryRecord } from '../http/run-queries.js';
-import { RunSummarySchema } from '../wire/run.schema.js';
 import { toApiRunSummary } from '../wire/run.mapper.js';
-
-/** Queue (spec: Queue). `maxConcurrency` only for custom queues. */
-export const QueueSchema = z.object({
-  name: z.string(),
-  type: z.enum(['custom', 'dag-based']),
-  maxConcurrency: z.number().int().optional(),
-  summary: z.object({
-    running: z.number().int(),
-    queued: z.number().int(),
-    total: z.number().int(),
-  }),
-  runningDAGRuns: z.array(RunSummarySchema),
-  queuedDAGRuns: z.array(RunSummarySchema),
-});
 
 /**
  * GET /queues: every configured custom queue (even when empty), and every dag-based queue that
@@ -26,7 +11,7 @@ export const QueueSchema = z.object({
  */
 export const queueRoutes = defineRoutes<HttpDeps>((r) => [
   r.get('/queues', {
-    response: z.object({ queues: z.array(QueueSchema) }),
+    response: ListQueuesResponse,
     summary: 'Queues with their running and queued runs',
     handler: async (_in, deps) => {
       const [running, queued] = await Promise.all([

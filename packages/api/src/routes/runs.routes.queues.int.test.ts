@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../../test/support/expect-error.js';
 import { useRunRoutes } from '../../test/support/run-routes-fixture.js';
-import { QueueSchema } from './queues.routes.js';
+import { QueueSchema } from '@trellis/contract';
 
 /** The queue list and the worker list. */
 const t = useRunRoutes();

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../../test/support/expect-error.js';
 import { useRunRoutes } from '../../test/support/run-routes-fixture.js';
-import { Pagination } from '../wire/common.schema.js';
+import { Pagination } from '@trellis/contract';
 import {
   GridItemSchema,
   LogChunkSchema,
   RunDetailsSchema,
   RunSummarySchema,
-} from '../wire/run.schema.js';
+} from '@trellis/contract';
 
 /** Reading runs, their logs and their child runs. */
 const t = useRunRoutes();

@@ -5,79 +5,33 @@ import type { DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
 import type { StartedRun } from '@trellis/services';
 import { defineRoutes } from '../http/define-routes.js';
 import type { HttpDeps } from '../http/deps.js';
-import { DagName, FileName, Pagination, paginate, queryInt } from '../wire/common.schema.js';
 import {
-  GridItemSchema,
+  ChildRunPath,
+  ChildStepPath,
+  DagName,
+  DagRunsResponse,
+  EnqueueRunBody,
+  FileName,
+  InlineRunBody,
+  ListWorkersResponse,
   LogChunkSchema,
+  RunLogQuery,
+  Pagination,
   RunDetailsSchema,
+  RunId,
+  RunListQuery,
+  RunPath,
   RunSummarySchema,
-} from '../wire/run.schema.js';
+  StartRunBody,
+  StepStatusBody,
+  StepLogQuery,
+  StepPath,
+} from '@trellis/contract';
+import { paginate } from '../wire/paginate.js';
 import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
-import { WorkerSchema, toApiWorker } from '../wire/worker.schema.js';
+import { toApiWorker } from '../wire/worker.mapper.js';
 
-/** Run ids as they appear in paths: letters, digits, `-`, `_` (or `latest` where allowed). */
-const RunId = z
-  .string()
-  .regex(
-    /^[A-Za-z0-9_-]{1,64}$/,
-    'must be a run id: letters, digits, "-" and "_", at most 64 characters',
-  );
-const RunPath = z.object({ name: DagName, dagRunId: RunId });
-const ChildPath = RunPath.extend({ childDAGRunId: RunId });
-const StepPath = RunPath.extend({ stepName: z.string().min(1) });
-const ChildStepPath = ChildPath.extend({ stepName: z.string().min(1) });
-
-/** Log window (spec: log endpoints): tail > head > offset(+limit) > limit; at most 10000 lines. */
-const LogQuery = z.object({
-  tail: queryInt(1, 10_000).optional(),
-  head: queryInt(1, 10_000).optional(),
-  offset: queryInt(1).optional(),
-  limit: queryInt(1, 10_000).optional(),
-  remoteNode: z.string().optional(),
-});
-const StepLogQuery = LogQuery.extend({ stream: z.enum(['stdout', 'stderr']).default('stdout') });
-
-const StartBody = z.object({
-  params: z.string().optional(),
-  dagRunId: RunId.optional(),
-  singleton: z.boolean().optional(),
-});
-const EnqueueBody = z.object({
-  params: z.string().optional(),
-  dagRunId: RunId.optional(),
-  queue: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,64}$/, {
-      error: 'queue must be a queue name: letters, digits, "_", "." and "-", at most 64 characters',
-    })
-    .optional(),
-});
-const InlineBody = StartBody.extend({
-  spec: z.string({ error: 'spec is required: the DAG as YAML text' }),
-  name: DagName.optional(),
-});
-
-/** GET /dag-runs filters (ARCHITECTURE.md section 6: no dates = all runs, newest first). */
-const RunListQuery = z.object({
-  name: z.string().optional(),
-  status: queryInt(0, 6).optional(),
-  fromDate: queryInt(0).optional(),
-  toDate: queryInt(0).optional(),
-  dagRunId: z.string().optional(),
-  page: queryInt(1).optional(),
-  perPage: queryInt(1, 1000).optional(),
-  remoteNode: z.string().optional(),
-});
-
-const StatusBody = z.object({
-  status: z
-    .number({ error: 'status must be an integer from 0 to 5' })
-    .int('status must be an integer')
-    .min(0, 'status must be 0-5')
-    .max(5, 'status must be 0-5'),
-});
-
-const window = (q: z.infer<typeof LogQuery>) => ({
+const window = (q: z.infer<typeof RunLogQuery>) => ({
   ...(q.tail !== undefined ? { tail: q.tail } : {}),
   ...(q.head !== undefined ? { head: q.head } : {}),
   ...(q.offset !== undefined ? { offset: q.offset } : {}),
@@ -130,7 +84,7 @@ const findNode = (run: DagRunRecord, stepName: string): NodeRecord => {
 const EMPTY_LOG = { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
 
 /** A run's own log; a run that has not started yet (queued) has an empty one, not a 404. */
-const runLog = (deps: HttpDeps, run: DagRunRecord, q: z.infer<typeof LogQuery>) =>
+const runLog = (deps: HttpDeps, run: DagRunRecord, q: z.infer<typeof RunLogQuery>) =>
   run.startedAt === '' ? EMPTY_LOG : deps.runQueries.readLog(run.log, window(q));
 
 const stepLog = async (
@@ -167,7 +121,7 @@ const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: s
 export const runRoutes = defineRoutes<HttpDeps>((r) => [
   r.post('/dags/:fileName/start', {
     params: z.object({ fileName: FileName }),
-    body: StartBody,
+    body: StartRunBody,
     response: z.object({ dagRunId: z.string() }),
     permission: 'runs:write',
     summary: 'Start a run of the DAG now',
@@ -183,7 +137,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
   }),
   r.post('/dags/:fileName/enqueue', {
     params: z.object({ fileName: FileName }),
-    body: EnqueueBody,
+    body: EnqueueRunBody,
     response: z.object({ dagRunId: z.string() }),
     permission: 'runs:write',
     summary: "Put a run of the DAG on its queue (or the body's queue); it starts in its turn",
@@ -209,7 +163,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
   }),
   r.get('/dags/:fileName/dag-runs', {
     params: z.object({ fileName: FileName }),
-    response: z.object({ dagRuns: z.array(RunSummarySchema), gridData: z.array(GridItemSchema) }),
+    response: DagRunsResponse,
     summary: "The DAG's recent runs (newest first, at most 30) and the run history grid",
     handler: async ({ params }, deps) => {
       const details = await deps.dags.get(params.fileName);
@@ -234,7 +188,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     },
   }),
   r.post('/dag-runs', {
-    body: InlineBody,
+    body: InlineRunBody,
     response: z.object({ dagRunId: z.string() }),
     permission: 'runs:write',
     summary:
@@ -313,7 +267,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
   }),
   r.get('/dag-runs/:name/:dagRunId/log', {
     params: RunPath,
-    query: LogQuery,
+    query: RunLogQuery,
     response: LogChunkSchema,
     summary: 'The run log',
     handler: async ({ params, query }, deps) => {
@@ -332,7 +286,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
   }),
   r.patch('/dag-runs/:name/:dagRunId/steps/:stepName/status', {
     params: StepPath,
-    body: StatusBody,
+    body: StepStatusBody,
     response: z.object({}),
     permission: 'runs:write',
     summary: "Set a step's status (0-5) in a run that is not running",
@@ -347,7 +301,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     },
   }),
   r.get('/dag-runs/:name/:dagRunId/children/:childDAGRunId', {
-    params: ChildPath,
+    params: ChildRunPath,
     response: z.object({ dagRunDetails: RunDetailsSchema }),
     summary: 'A child run under the root run',
     handler: async ({ params }, deps) => {
@@ -356,8 +310,8 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     },
   }),
   r.get('/dag-runs/:name/:dagRunId/children/:childDAGRunId/log', {
-    params: ChildPath,
-    query: LogQuery,
+    params: ChildRunPath,
+    query: RunLogQuery,
     response: LogChunkSchema,
     summary: "A child run's log",
     handler: async ({ params, query }, deps) => {
@@ -377,7 +331,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
   }),
   r.patch('/dag-runs/:name/:dagRunId/children/:childDAGRunId/steps/:stepName/status', {
     params: ChildStepPath,
-    body: StatusBody,
+    body: StepStatusBody,
     response: z.object({}),
     permission: 'runs:write',
     summary: "Set a step's status in a child run",
@@ -394,7 +348,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
   }),
   r.get('/workers', {
     query: z.object({ remoteNode: z.string().optional() }),
-    response: z.object({ workers: z.array(WorkerSchema) }),
+    response: ListWorkersResponse,
     summary: 'Workers tracked by the coordinator (distributed mode)',
     handler: (_req, deps) => {
       if (!deps.workers)

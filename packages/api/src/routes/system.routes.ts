@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { defineRoutes } from '../http/define-routes.js';
 import type { HttpDeps } from '../http/deps.js';
-
-/** GET /health response (spec: System). */
-export const HealthResponse = z.object({
-  status: z.enum(['healthy', 'unhealthy']),
-  version: z.string(),
-  uptime: z.number().int(),
-  timestamp: z.string(),
-  error: z.string().optional(),
-});
+import { HealthResponse } from '@trellis/contract';
 
 /** System endpoints: /health (public) and /metrics (public unless configured private). */
 export const systemRoutes = (metricsPrivate: boolean) =>

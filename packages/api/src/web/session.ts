@@ -1,17 +1,6 @@
 import type { Request } from 'express';
-import type { Authenticator, Permission } from '../http/auth.js';
-
-/** GET <basePath>/auth/session: who the caller is and what they may do, for the UI. */
-export interface SessionInfo {
-  readonly authenticated: boolean;
-  readonly name: string;
-  readonly role: string;
-  readonly permissions: readonly Permission[];
-  /** `none` (auth off), `basic`, `bearer` or `oidc`. */
-  readonly via: string;
-  /** Why credentials were refused, when they were. */
-  readonly message?: string;
-}
+import type { Permission, SessionInfo } from '@trellis/contract';
+import type { Authenticator } from '../http/auth.js';
 
 const ALL: readonly Permission[] = ['read', 'dags:write', 'runs:write'];
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { DagDetails, DagListEntry, DagListQuery, DagSearchResult } from '@trellis/services';
 import { toApiDagDetails, toApiDagSummary } from '@trellis/spec';
-import type { DagListItemSchema, ListDagsQuery, SearchResultSchema } from './dag.schema.js';
+import type { DagListItemSchema, ListDagsQuery, SearchResultSchema } from '@trellis/contract';
 import { toApiRunSummary } from './run.mapper.js';
 
 /** The service query of GET /dags (absent filters stay absent). */

@@ -3,8 +3,8 @@ import type { z } from 'zod';
 import type { DagListEntry, DagListQuery } from '@trellis/services';
 import { parseDagFile, type ApiDagDetails, type ApiDagSummary } from '@trellis/spec';
 import { toApiDagDetailsResponse, toApiDagListItem, toDagListQuery } from './dag.mapper.js';
-import type { DagDetailsSchema, DagSummarySchema } from './dag.schema.js';
-import { DagDetailsResponse, DagListItemSchema, ListDagsQuery } from './dag.schema.js';
+import type { DagDetailsSchema, DagSummarySchema } from '@trellis/contract';
+import { DagDetailsResponse, DagListItemSchema, ListDagsQuery } from '@trellis/contract';
 
 const dag = parseDagFile('name: etl\ntags: [a]\nsteps:\n  - name: s\n    command: echo s\n').main
   .dag;

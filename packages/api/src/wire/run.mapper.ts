@@ -1,7 +1,7 @@
 import { nodeStatusLabel, runStatusLabel } from '@trellis/core';
 import { toApiStep, type ChildRunRef, type DagRunRecord, type NodeRecord } from '@trellis/spec';
 import type { RunSummaryRecord } from '../http/run-queries.js';
-import type { ApiNode, ApiRunDetails, ApiRunSummary } from './run.schema.js';
+import type { ApiNode, ApiRunDetails, ApiRunSummary } from '@trellis/contract';
 
 /** Run `params` as JSON object text in order (ARCHITECTURE.md section 6). */
 export const paramsJsonText = (params: readonly { name: string; value: string }[]): string =>

@@ -1,6 +1,6 @@
 import type request from 'supertest';
 import { expect } from 'vitest';
-import { ErrorBody } from '../../src/wire/common.schema.js';
+import { ErrorBody } from '@trellis/contract';
 
 /** Expects an error answer: the HTTP status, the error code and, when given, the message. */
 export const expectError = (

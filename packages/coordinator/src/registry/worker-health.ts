@@ -1,10 +1,7 @@
+import { WorkerHealth } from '@trellis/contract';
+
 /** Health of a worker, derived from the age of its last heartbeat (spec: Worker health). */
-export const WorkerHealth = {
-  Healthy: 'healthy',
-  Warning: 'warning',
-  Unhealthy: 'unhealthy',
-} as const;
-export type WorkerHealth = (typeof WorkerHealth)[keyof typeof WorkerHealth];
+export { WorkerHealth };
 
 /** Heartbeats younger than this are healthy (spec: under 5 seconds). */
 export const HEALTHY_MS = 5_000;
@@ -12,8 +9,8 @@ export const HEALTHY_MS = 5_000;
 export const UNHEALTHY_MS = 15_000;
 
 /**
- * A pure function of heartbeat age (STYLE.md section 4): under 5 s healthy, 5-15 s warning, over
- * 15 s unhealthy. A heartbeat from the future (clock skew) counts as fresh.
+ * A pure function of heartbeat age: under 5 s healthy, 5-15 s warning, over 15 s unhealthy. A
+ * heartbeat from the future (clock skew) counts as fresh.
  */
 export const healthOf = (lastHeartbeat: Date, now: Date): WorkerHealth => {
   const age = now.getTime() - lastHeartbeat.getTime();

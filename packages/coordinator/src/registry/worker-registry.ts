@@ -1,18 +1,10 @@
+import type { RunningTask, WorkerInfo } from '@trellis/contract';
 import type { Labels } from './selector.js';
 import { matchesSelector } from './selector.js';
 import { healthOf, WorkerHealth } from './worker-health.js';
 
-/** A run a worker reports as executing (spec: Worker `running_tasks`). */
-export interface RunningTask {
-  readonly dagName: string;
-  readonly dagRunId: string;
-  readonly rootDagRunName: string;
-  readonly rootDagRunId: string;
-  /** `''` for a top-level run. */
-  readonly parentDagRunName: string;
-  readonly parentDagRunId: string;
-  readonly startedAt: string;
-}
+/** A run a worker reports as executing (spec: Worker `running_tasks`); the contract defines it. */
+export type { RunningTask };
 
 /** What the coordinator knows of one worker. */
 export interface WorkerEntry {
@@ -26,13 +18,9 @@ export interface WorkerEntry {
   accepting: boolean;
 }
 
-/** A worker as `GET /workers` shows it (domain form: the api maps it to snake_case). */
-export interface WorkerView {
-  readonly id: string;
+/** A worker as `GET /workers` shows it (the api maps it to snake_case), with its capacity. */
+export interface WorkerView extends WorkerInfo {
   readonly labels: Labels;
-  readonly health: WorkerHealth;
-  readonly lastHeartbeat: Date;
-  readonly runningTasks: readonly RunningTask[];
   readonly capacity: number;
 }
 

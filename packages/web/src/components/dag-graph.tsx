@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { ApiStep } from '../api/types';
+import type { ApiStep } from '@trellis/contract';
 import { toGraphInput } from '../lib/graph-input';
 import { layoutGraph } from '../lib/graph-layout';
 import { NODE_STATUS_LABEL, nodeTone } from '../lib/status';

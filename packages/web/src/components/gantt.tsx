@@ -1,4 +1,4 @@
-import type { ApiNode } from '../api/types';
+import type { ApiNode } from '@trellis/contract';
 import { nodeTone } from '../lib/status';
 import { formatDuration } from '../lib/time';
 

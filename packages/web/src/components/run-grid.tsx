@@ -1,5 +1,5 @@
+import type { ApiGridItem, ApiRunSummary } from '@trellis/contract';
 import { seg } from '../api/client';
-import type { GridItem, RunSummary } from '../api/types';
 import { NODE_STATUS_LABEL, nodeTone, statusTone } from '../lib/status';
 import { formatTime } from '../lib/time';
 import { Link } from '../router';
@@ -9,8 +9,8 @@ export const RunGrid = ({
   runs,
   grid,
 }: {
-  runs: readonly RunSummary[];
-  grid: readonly GridItem[];
+  runs: readonly ApiRunSummary[];
+  grid: readonly ApiGridItem[];
 }) => {
   if (runs.length === 0) return <p className="muted">No runs yet.</p>;
   return (

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
+import type { DagDetailsResponse } from '@trellis/contract';
 import { type ApiError, seg } from '../api/client';
-import type { DagDetailsResponse } from '../api/types';
 import { useApp } from '../app-context';
 import { useRouter } from '../router';
 import { Dialog } from './dialog';

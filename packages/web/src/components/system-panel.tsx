@@ -1,4 +1,4 @@
-import type { Health } from '../api/types';
+import type { HealthResponse } from '@trellis/contract';
 import { useApp } from '../app-context';
 import { formatDuration } from '../lib/time';
 import { usePoll } from '../lib/use-poll';
@@ -15,7 +15,7 @@ export const SystemPanel = () => {
   // /health is public and answers 503 with the reason when unhealthy: read the body either way.
   const health = usePoll(async () => {
     const res = await fetch(api.url('/health'), { credentials: 'omit' });
-    return (await res.json()) as Health;
+    return (await res.json()) as HealthResponse;
   }, []);
   const metrics = usePoll(async () => {
     // The caller's credentials, but no sign-out on a refusal: metrics may be private.

@@ -1,4 +1,4 @@
-import type { ApiStep } from '../api/types';
+import type { ApiStep } from '@trellis/contract';
 
 /*
  * The step graph's input, from the DAG's steps and (during a run) its nodes: one vertex per step,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { LogChunk } from '../api/types';
+import type { ApiLogChunk } from '@trellis/contract';
 import { LogFollower, splitLines } from './log-follower';
 
 /** A log file as the API serves it: `offset`/`limit` windows over its text. */
 class FakeLog {
   text = '';
   reads: { offset: number; limit: number }[] = [];
-  read = (offset: number, limit: number): Promise<LogChunk> => {
+  read = (offset: number, limit: number): Promise<ApiLogChunk> => {
     this.reads.push({ offset, limit });
     const all = this.text === '' ? [] : this.text.replace(/\n$/, '').split('\n');
     const lines = all.slice(offset - 1, offset - 1 + limit);

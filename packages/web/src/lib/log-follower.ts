@@ -1,4 +1,4 @@
-import type { LogChunk } from '../api/types';
+import type { ApiLogChunk } from '@trellis/contract';
 
 /*
  * Follows a growing log through the API's line windows (`offset` + `limit`, 1-based), the way
@@ -9,7 +9,7 @@ import type { LogChunk } from '../api/types';
  */
 
 /** Reads lines `offset .. offset+limit-1` of the log. */
-export type ReadLogWindow = (offset: number, limit: number) => Promise<LogChunk>;
+export type ReadLogWindow = (offset: number, limit: number) => Promise<ApiLogChunk>;
 
 /** Largest window the API serves (ARCHITECTURE.md section 6: limit at most 10000). */
 export const MAX_WINDOW = 10_000;
@@ -40,7 +40,7 @@ export class LogFollower {
   }
 
   /** Puts a window read at `offset` in place: lines from `offset` on are replaced. */
-  apply(offset: number, chunk: LogChunk): boolean {
+  apply(offset: number, chunk: ApiLogChunk): boolean {
     const incoming = splitLines(chunk.content, chunk.lineCount);
     this.totalLines = chunk.totalLines;
     const start = offset - 1;

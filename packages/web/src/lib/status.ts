@@ -1,44 +1,32 @@
+import { NodeStatus, RunStatus, nodeStatusLabel, runStatusLabel } from '@trellis/contract';
+
 /*
- * Run and step statuses (spec: States and transitions; ARCHITECTURE.md section 6). The API sends
- * `statusLabel` too; these tables give colours and the labels where only the integer is known
- * (the run history grid).
+ * Run and step statuses (spec: States and transitions). The API sends `statusLabel` too; the
+ * contract's label tables name a status where only the integer is known (the run history grid),
+ * and the tones below colour them.
  */
 
-export const RUN_STATUS_LABEL: Readonly<Record<number, string>> = {
-  0: 'not started',
-  1: 'running',
-  2: 'failed',
-  3: 'cancelled',
-  4: 'finished',
-  5: 'queued',
-  6: 'partial success',
-};
+export const RUN_STATUS_LABEL: Readonly<Record<number, string>> = runStatusLabel;
 
-export const NODE_STATUS_LABEL: Readonly<Record<number, string>> = {
-  0: 'not started',
-  1: 'running',
-  2: 'failed',
-  3: 'cancelled',
-  4: 'finished',
-  5: 'skipped',
-  6: 'partial success',
-};
+export const NODE_STATUS_LABEL: Readonly<Record<number, string>> = nodeStatusLabel;
 
 /** A CSS class suffix per status: `status-running` etc. (colours in styles.css). */
 export const statusTone = (status: number): string =>
   (
     ({
-      0: 'idle',
-      1: 'running',
-      2: 'failed',
-      3: 'cancelled',
-      4: 'ok',
-      5: 'queued',
-      6: 'partial',
+      [RunStatus.NotStarted]: 'idle',
+      [RunStatus.Running]: 'running',
+      [RunStatus.Failed]: 'failed',
+      [RunStatus.Cancelled]: 'cancelled',
+      [RunStatus.Succeeded]: 'ok',
+      [RunStatus.Queued]: 'queued',
+      [RunStatus.PartiallySucceeded]: 'partial',
     }) as Record<number, string>
   )[status] ?? 'idle';
 
 /** Node status 5 is "skipped", not "queued". */
-export const nodeTone = (status: number): string => (status === 5 ? 'skipped' : statusTone(status));
+export const nodeTone = (status: number): string =>
+  status === NodeStatus.Skipped ? 'skipped' : statusTone(status);
 
-export const isActiveRun = (status: number): boolean => status === 1 || status === 5;
+export const isActiveRun = (status: number): boolean =>
+  status === RunStatus.Running || status === RunStatus.Queued;

@@ -1,9 +1,13 @@
+import { WorkerHealth, workerHealthOfStatus } from '@trellis/contract';
+
+const TONE: Readonly<Record<WorkerHealth, string>> = {
+  [WorkerHealth.Healthy]: 'ok',
+  [WorkerHealth.Warning]: 'partial',
+  [WorkerHealth.Unhealthy]: 'failed',
+};
+
 /** `WORKER_HEALTH_STATUS_HEALTHY` -> tone and word (spec: Worker health). */
-export const workerHealth = (s: string): { tone: string; text: string } =>
-  s === 'WORKER_HEALTH_STATUS_HEALTHY'
-    ? { tone: 'ok', text: 'healthy' }
-    : s === 'WORKER_HEALTH_STATUS_WARNING'
-      ? { tone: 'partial', text: 'warning' }
-      : s === 'WORKER_HEALTH_STATUS_UNHEALTHY'
-        ? { tone: 'failed', text: 'unhealthy' }
-        : { tone: 'idle', text: s || 'unknown' };
+export const workerHealth = (s: string): { tone: string; text: string } => {
+  const health = workerHealthOfStatus(s);
+  return health ? { tone: TONE[health], text: health } : { tone: 'idle', text: s || 'unknown' };
+};

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
+import type { ListDagsResponse } from '@trellis/contract';
 import { type ApiError, seg } from '../api/client';
-import type { DagListResponse } from '../api/types';
 import { deniedTitle, useApp, useCan } from '../app-context';
 import { ErrorBox } from '../components/error-box';
 import { StartDialog } from '../components/start-dialog';
@@ -53,7 +53,7 @@ export const DagListPage = () => {
 
   const list = usePoll(
     () =>
-      api.get<DagListResponse>('/dags', {
+      api.get<ListDagsResponse>('/dags', {
         page,
         perPage: PER_PAGE,
         name: query,

@@ -1,6 +1,6 @@
 import { useState } from 'react';
+import type { ApiRunDetails, DagDetailsResponse, DagRunsResponse } from '@trellis/contract';
 import { type ApiError, seg } from '../api/client';
-import type { DagDetailsResponse, DagRunsResponse, RunDetails } from '../api/types';
 import { deniedTitle, useApp, useCan } from '../app-context';
 import { DagGraph } from '../components/dag-graph';
 import { ConfirmDialog, Dialog } from '../components/dialog';
@@ -38,7 +38,8 @@ export const DagPage = ({ fileName }: { fileName: string }) => {
   const latest = usePoll(
     async () =>
       details.data?.latestDAGRun.dagRunId
-        ? (await api.get<{ dagRun: RunDetails }>(`/dags/${seg(fileName)}/dag-runs/latest`)).dagRun
+        ? (await api.get<{ dagRun: ApiRunDetails }>(`/dags/${seg(fileName)}/dag-runs/latest`))
+            .dagRun
         : undefined,
     [fileName, details.data?.latestDAGRun.dagRunId],
     (r) => (r ? isActiveRun(r.status) : false),

@@ -1,6 +1,6 @@
 import { useState } from 'react';
+import type { SessionInfo } from '@trellis/contract';
 import { basicHeader, bearerHeader } from '../api/credentials';
-import type { Session } from '../api/types';
 import type { BootConfig } from '../boot-config';
 
 /**
@@ -15,7 +15,7 @@ export const LoginPage = ({
 }: {
   boot: BootConfig;
   /** Asks the server who these credentials are; resolves with the session. */
-  check: (authorization: string) => Promise<Session>;
+  check: (authorization: string) => Promise<SessionInfo>;
   onDone: (authorization: string) => void;
   reason?: string;
 }) => {

@@ -1,5 +1,5 @@
+import type { ApiRunSummary, ListQueuesResponse } from '@trellis/contract';
 import { seg } from '../api/client';
-import type { Queue, RunSummary } from '../api/types';
 import { useApp } from '../app-context';
 import { ErrorBox } from '../components/error-box';
 import { StatusBadge } from '../components/status-badge';
@@ -7,7 +7,7 @@ import { formatAge } from '../lib/time';
 import { useNow, usePoll } from '../lib/use-poll';
 import { Link } from '../router';
 
-const RunList = ({ runs, empty, now }: { runs: RunSummary[]; empty: string; now: number }) =>
+const RunList = ({ runs, empty, now }: { runs: ApiRunSummary[]; empty: string; now: number }) =>
   runs.length === 0 ? (
     <p className="muted small">{empty}</p>
   ) : (
@@ -28,7 +28,7 @@ export const QueuesPage = () => {
   const { api } = useApp();
   const now = useNow(5000);
   const q = usePoll(
-    () => api.get<{ queues: Queue[] }>('/queues'),
+    () => api.get<ListQueuesResponse>('/queues'),
     [],
     (d) => d.queues.some((x) => x.summary.total > 0),
   );

@@ -1,6 +1,6 @@
 import { useState } from 'react';
+import type { ApiLogChunk, ApiNode, ApiRunDetails, DagDetailsResponse } from '@trellis/contract';
 import { type ApiError, seg } from '../api/client';
-import type { ApiNode, DagDetailsResponse, LogChunk, RunDetails } from '../api/types';
 import { deniedTitle, useApp, useCan } from '../app-context';
 import { DagGraph } from '../components/dag-graph';
 import { ConfirmDialog } from '../components/dialog';
@@ -39,7 +39,7 @@ export const RunPage = ({
   const base = `/dag-runs/${seg(name)}/${seg(dagRunId)}${childId ? `/children/${seg(childId)}` : ''}`;
 
   const run = usePoll(
-    async () => (await api.get<{ dagRunDetails: RunDetails }>(base)).dagRunDetails,
+    async () => (await api.get<{ dagRunDetails: ApiRunDetails }>(base)).dagRunDetails,
     [base],
     (r) => isActiveRun(r.status),
   );
@@ -74,7 +74,7 @@ export const RunPage = ({
   // The graph: the DAG's current steps when this is its own top-level run, else the run's own.
   const steps = r.nodes.map((n) => n.step);
   const readLog = (choice: LogChoice) => (offset: number, limit: number) =>
-    api.get<LogChunk>(
+    api.get<ApiLogChunk>(
       choice.kind === 'run' ? `${base}/log` : `${base}/steps/${seg(choice.step)}/log`,
       choice.kind === 'run' ? { offset, limit } : { offset, limit, stream: choice.stream },
     );
@@ -383,7 +383,7 @@ export const RunPage = ({
 
 /** The run's steps, with `depends` from the definition where the run's copy lacks them. */
 const mergeSteps = (
-  runSteps: RunDetails['nodes'][number]['step'][],
+  runSteps: ApiRunDetails['nodes'][number]['step'][],
   defSteps: DagDetailsResponse['dag']['steps'],
 ) => {
   const byName = new Map(defSteps.map((s) => [s.name, s]));

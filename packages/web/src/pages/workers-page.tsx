@@ -1,5 +1,5 @@
+import type { ListWorkersResponse } from '@trellis/contract';
 import { seg } from '../api/client';
-import type { Worker } from '../api/types';
 import { useApp } from '../app-context';
 import { ErrorBox } from '../components/error-box';
 import { formatAge } from '../lib/time';
@@ -12,7 +12,7 @@ export const WorkersPage = () => {
   const { api } = useApp();
   const now = useNow(1000);
   const w = usePoll(
-    () => api.get<{ workers: Worker[] }>('/workers'),
+    () => api.get<ListWorkersResponse>('/workers'),
     [],
     () => true,
   );

@@ -9,8 +9,8 @@ const Errors = z.array(z.string());
 export const DagFileParams = z.object({ fileName: FileName });
 
 /**
- * GET /dags query (spec: Limits; ARCHITECTURE.md section 6): out-of-range `page` or `perPage` is
- * a 400 naming the parameter, never clamped.
+ * GET /dags query (spec: Limits): out-of-range `page` or `perPage` is a 400 naming the parameter,
+ * never clamped.
  */
 export const ListDagsQuery = RemoteNodeQuery.extend({
   /** 1-based. @default 1 */
@@ -185,3 +185,11 @@ export const RenameDagBody = z.object({ newFileName: FileName });
 
 /** POST /dags/{fileName}/suspend body. */
 export const SuspendDagBody = z.object({ suspend: z.boolean() });
+
+export type ApiDagSummary = z.infer<typeof DagSummarySchema>;
+export type ApiDagDetails = z.infer<typeof DagDetailsSchema>;
+export type ApiDagListItem = z.infer<typeof DagListItemSchema>;
+export type ListDagsResponse = z.infer<typeof ListDagsResponse>;
+export type DagDetailsResponse = z.infer<typeof DagDetailsResponse>;
+export type ApiSearchResult = z.infer<typeof SearchResultSchema>;
+export type ValidateDagResponse = z.infer<typeof ValidateDagResponse>;

@@ -33,22 +33,7 @@ export const Pagination = z.object({
   nextPage: z.number().int().nullable(),
   prevPage: z.number().int().nullable(),
 });
-
-/** The pagination object for `total` records (nextPage/prevPage null where there is none). */
-export const paginate = (
-  total: number,
-  page: number,
-  perPage: number,
-): z.infer<typeof Pagination> => {
-  const totalPages = Math.max(1, Math.ceil(total / perPage));
-  return {
-    totalRecords: total,
-    currentPage: page,
-    totalPages,
-    nextPage: page < totalPages ? page + 1 : null,
-    prevPage: page > 1 ? Math.min(page - 1, totalPages) : null,
-  };
-};
+export type ApiPagination = z.infer<typeof Pagination>;
 
 /** Error body (spec: Error object). */
 export const ErrorBody = z.object({
@@ -56,3 +41,4 @@ export const ErrorBody = z.object({
   message: z.string(),
   details: z.record(z.string(), z.unknown()).optional(),
 });
+export type ApiErrorBody = z.infer<typeof ErrorBody>;

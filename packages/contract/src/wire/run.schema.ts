@@ -84,6 +84,12 @@ export const RunDetailsSchema = RunSummarySchema.extend({
 /** Grid data item (spec: "Grid data item"). */
 export const GridItemSchema = z.object({ name: z.string(), history: z.array(z.number().int()) });
 
+/** GET /dags/{fileName}/dag-runs response: recent runs and the per-step history grid. */
+export const DagRunsResponse = z.object({
+  dagRuns: z.array(RunSummarySchema),
+  gridData: z.array(GridItemSchema),
+});
+
 /** Log chunk (spec: "Log chunk"). */
 export const LogChunkSchema = z.object({
   content: z.string(),
@@ -93,6 +99,11 @@ export const LogChunkSchema = z.object({
   isEstimate: z.boolean(),
 });
 
+export type ApiStep = z.infer<typeof ApiStepSchema>;
+export type ApiChildRef = z.infer<typeof ChildRefSchema>;
+export type ApiNode = z.infer<typeof NodeSchema>;
 export type ApiRunSummary = z.infer<typeof RunSummarySchema>;
 export type ApiRunDetails = z.infer<typeof RunDetailsSchema>;
-export type ApiNode = z.infer<typeof NodeSchema>;
+export type ApiGridItem = z.infer<typeof GridItemSchema>;
+export type DagRunsResponse = z.infer<typeof DagRunsResponse>;
+export type ApiLogChunk = z.infer<typeof LogChunkSchema>;

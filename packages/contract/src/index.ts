@@ -1,0 +1,11 @@
+export * from './status/statuses.js';
+export * from './wire/common.schema.js';
+export * from './wire/run.schema.js';
+export * from './wire/run-request.schema.js';
+export * from './wire/dag.schema.js';
+export * from './wire/queue.schema.js';
+export * from './wire/health.schema.js';
+export type * from './wire/session.js';
+export * from './worker/worker-health.js';
+export * from './worker/worker.schema.js';
+export type * from './worker/worker-info.js';

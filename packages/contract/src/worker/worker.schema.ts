@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { WORKER_HEALTH_STATUS } from './worker-health.js';
+
+/** A run a worker reports as executing (spec: Worker `running_tasks` item). */
+export const RunningTaskSchema = z.object({
+  dagName: z.string(),
+  dagRunId: z.string(),
+  rootDagRunName: z.string(),
+  rootDagRunId: z.string(),
+  /** `''` for a top-level run. */
+  parentDagRunName: z.string(),
+  parentDagRunId: z.string(),
+  startedAt: z.string(),
+});
+
+/** Spec: Worker object (snake_case on the wire). */
+export const WorkerSchema = z.object({
+  id: z.string(),
+  labels: z.record(z.string(), z.string()),
+  health_status: z.enum([
+    WORKER_HEALTH_STATUS.healthy,
+    WORKER_HEALTH_STATUS.warning,
+    WORKER_HEALTH_STATUS.unhealthy,
+  ]),
+  last_heartbeat: z.string(),
+  running_tasks: z.array(RunningTaskSchema),
+});
+
+/** GET /workers response. */
+export const ListWorkersResponse = z.object({ workers: z.array(WorkerSchema) });
+
+/** A running task: the same fields in the coordinator's registry and on the wire. */
+export type RunningTask = Readonly<z.infer<typeof RunningTaskSchema>>;
+export type ApiWorker = z.infer<typeof WorkerSchema>;
+export type ListWorkersResponse = z.infer<typeof ListWorkersResponse>;
