@@ -11,3 +11,19 @@ export {
   type QueueProcessorOptions,
   type QueueProcessorPort,
 } from './queues/queue-processor.js';
+export {
+  startSchedulerRole,
+  type SchedulerLease,
+  type SchedulerRoleDeps,
+  type SchedulerStatus,
+} from './role/scheduler-role.js';
+export { scheduleActions, type ScheduledRunsPort } from './role/schedule-actions.js';
+export { runRetentionLoop, type RetentionPassReport } from './role/retention-loop.js';
+export {
+  applyRetentionToAll,
+  DEFAULT_HIST_RETENTION_DAYS,
+  type RetentionDags,
+  type RetentionReport,
+  type RetentionStore,
+} from './retention/retention-pass.js';
+export { recoverLostRuns, type LostRunsDeps, type LostRunsProbe } from './recovery/lost-runs.js';

@@ -12,20 +12,12 @@ export type {
   RunActivation,
   RunDispatcher,
 } from './runs/dispatcher-port.js';
-export { recoverOrphans } from './runs/orphan-recovery.js';
 export {
   WorkerChildRuns,
   type WorkerChildDeps,
   type WorkerChildStart,
 } from './runs/worker-child-runs.js';
 export { retryNodes } from './runs/retry-plan.js';
-export {
-  applyRetentionToAll,
-  DEFAULT_HIST_RETENTION_DAYS,
-  type RetentionDags,
-  type RetentionReport,
-  type RetentionStore,
-} from './runs/retention-pass.js';
 export type {
   ProcessProbe,
   RunSnapshotData,

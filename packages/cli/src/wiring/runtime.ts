@@ -17,7 +17,7 @@ import {
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsDagCatalog, FsDagDefinitions, RunService, WorkerChildRuns } from '@trellis/services';
-import { RetentionOnStart } from '@trellis/scheduler';
+import { RetentionOnStart, recoverLostRuns } from '@trellis/scheduler';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from '@trellis/telemetry';
 import type { CliIo } from '../io.js';
@@ -90,6 +90,7 @@ export const makeRuntime = async (
     containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,
     processes,
   });
+  const owner = { owner: currentOwner(), isOwnerAlive, processStartTime };
   const host = new RunHost({
     clock,
     executors: executorSet.executors,
@@ -105,7 +106,7 @@ export const makeRuntime = async (
     dags,
     clock,
     ids: uuidv7Generator(() => clock.now().getTime()),
-    processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
+    processes: owner,
     local,
     queues: config.queues,
     warn: (m) => io.err(`warning: ${m}`),
@@ -120,7 +121,8 @@ export const makeRuntime = async (
       warn: (m) => io.err(`warning: ${m}`),
     });
   }
-  const recovered = await runs.recoverOrphans();
+  const recovered = await recoverLostRuns({ store, clock, processes: owner });
+  runs.queues.runsEnded(recovered);
   for (const r of recovered)
     io.err(
       `note: run ${r.dagRunId} of DAG "${r.name}" was left running by a process that died; marked failed`,

@@ -1,11 +1,13 @@
 import type { Clock } from '@trellis/core';
+import type { DagRunRecord } from '@trellis/spec';
+import { recoverLostRuns, type LostRunsDeps } from '../recovery/lost-runs.js';
 
 /** What the queue processor drives (the services' run service and its admission). */
 export interface QueueProcessorPort {
   /** One admission pass: activation limits, runs queued elsewhere, runs others execute. */
   reconcile(): Promise<void>;
-  /** Lost-run recovery: runs whose owner process died end failed. */
-  recoverLost(): Promise<void>;
+  /** Runs that ended outside their process (lost-run recovery): their slots are freed. */
+  runsEnded(records: readonly DagRunRecord[]): void;
   /** Leaves the queues to the next queue process (queued runs stay queued). */
   releaseQueues(): void;
 }
@@ -27,6 +29,7 @@ export interface QueueProcessorOptions {
  */
 export const runQueueProcessor = async (
   queues: QueueProcessorPort,
+  lostRuns: LostRunsDeps,
   clock: Clock,
   signal: AbortSignal,
   opts: QueueProcessorOptions = {},
@@ -39,7 +42,7 @@ export const runQueueProcessor = async (
       const now = clock.now().getTime();
       if (now - lastZombieCheck >= zombieEvery) {
         lastZombieCheck = now;
-        await queues.recoverLost();
+        queues.runsEnded(await recoverLostRuns(lostRuns));
       }
       await queues.reconcile();
       opts.onTick?.();

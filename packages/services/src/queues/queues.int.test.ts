@@ -11,7 +11,8 @@ import type { EngineEvents } from '@trellis/engine';
 import type { DagRunRecord } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
 import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
-import { runQueueProcessor } from '@trellis/scheduler';
+import { runQueueProcessor, type LostRunsDeps } from '@trellis/scheduler';
+import { processStartTime } from '@trellis/store';
 import type { RunDispatcher } from '../runs/dispatcher-port.js';
 import { fakeDispatcher } from '../testing/fake-dispatcher.js';
 import {
@@ -40,6 +41,13 @@ const service = (
     ...(o.ids ? { ids: o.ids } : {}),
     ...(o.dispatcher ? { dispatcher: o.dispatcher } : {}),
   });
+
+/** Lost-run recovery over `store`, as the scheduler's queue processor runs it. */
+const lostRunsOf = (store: LostRunsDeps['store']): LostRunsDeps => ({
+  store,
+  clock: systemClock,
+  processes: { processStartTime },
+});
 
 const dag = (name: string, yaml: string): void => t.dag(name, yaml);
 
@@ -148,7 +156,13 @@ describe('queues', () => {
     after.events.on('run:started', (r) => order.push(r.dagRunId));
     const all = finishedRuns(after.events, 5);
     const stop = new AbortController();
-    const loop = runQueueProcessor(after.runs.queues, systemClock, stop.signal, { intervalMs: 50 });
+    const loop = runQueueProcessor(
+      after.runs.queues,
+      lostRunsOf(after.store),
+      systemClock,
+      stop.signal,
+      { intervalMs: 50 },
+    );
     await all;
     stop.abort();
     await loop;
@@ -268,13 +282,13 @@ describe('admission under concurrency', () => {
 
   it('counts the runs it started before it ran the queues', async () => {
     dag('one', 'steps:\n  - name: wait\n    command: sleep 30\n');
-    const { runs } = service({ ledger: false });
+    const { runs, store } = service({ ledger: false });
     const early = await runs.start({ dag: 'one', dagRunId: 'early' });
     expect(early.queued).toBe(false);
     const stop = new AbortController();
     let ticked: () => void = () => undefined;
     const firstPass = new Promise<void>((r) => (ticked = r));
-    const loop = runQueueProcessor(runs.queues, systemClock, stop.signal, {
+    const loop = runQueueProcessor(runs.queues, lostRunsOf(store), systemClock, stop.signal, {
       intervalMs: 20,
       onTick: () => ticked(),
     });

@@ -3,9 +3,16 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NodeStatus, RunStatus, sequentialIdGenerator, type IdGenerator } from '@trellis/core';
+import {
+  NodeStatus,
+  RunStatus,
+  sequentialIdGenerator,
+  systemClock,
+  type IdGenerator,
+} from '@trellis/core';
 import type { EngineEvents } from '@trellis/engine';
-import { currentOwner } from '@trellis/store';
+import { recoverLostRuns } from '@trellis/scheduler';
+import { currentOwner, processStartTime } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
 import { createTempHome, localRunService, type TempHome } from '../testing/local-run-service.js';
 
@@ -232,7 +239,11 @@ describe('RunService on the file store and /bin/sh', () => {
     record.revision += 10;
     await store.saveRun(record);
 
-    const recovered = await runs.recoverOrphans();
+    const recovered = await recoverLostRuns({
+      store,
+      clock: systemClock,
+      processes: { processStartTime },
+    });
     expect(recovered.map((r) => r.dagRunId)).toEqual([done.dagRunId]);
     const after = await store.getRun({ name: 'orphan', dagRunId: done.dagRunId });
     expect(after.status).toBe(RunStatus.Failed);

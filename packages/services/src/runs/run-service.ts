@@ -1,5 +1,4 @@
-import type {
-  NodeStatus} from '@trellis/core';
+import type { NodeStatus } from '@trellis/core';
 import {
   AppError,
   ErrorCode,
@@ -26,7 +25,6 @@ import type { CustomQueue } from '../queues/queue-of.js';
 import { ChildRuns } from './child-runs.js';
 import { parseInlineSpec } from './inline-spec.js';
 import type { LocalDispatcherPort, RunDispatcher } from './dispatcher-port.js';
-import { recoverOrphans } from './orphan-recovery.js';
 import { RemoteChildRuns } from './remote-child-runs.js';
 import { retryNodes } from './retry-plan.js';
 import type { ProcessProbe, RunStorePort } from './run-store-port.js';
@@ -353,19 +351,10 @@ export class RunService implements ChildRunner {
     return dagRunId ? this.deps.store.getRun({ name, dagRunId }) : this.deps.store.latestRun(name);
   }
 
-  /** Lost-run recovery (see orphan-recovery.ts); the runs found end like any other run. */
-  async recoverOrphans(): Promise<DagRunRecord[]> {
-    const recovered = await recoverOrphans(this.deps);
-    this.admission.ended(recovered);
-    return recovered;
-  }
-
   /** What the scheduler's queue processor drives (`runQueueProcessor` in @trellis/scheduler). */
   readonly queues = {
     reconcile: (): Promise<void> => this.admission.reconcile(),
-    recoverLost: async (): Promise<void> => {
-      await this.recoverOrphans();
-    },
+    runsEnded: (records: readonly DagRunRecord[]): void => this.admission.ended(records),
     releaseQueues: (): void => this.admission.releaseQueues(),
   };
 

@@ -1,17 +1,30 @@
 import { NodeStatus, RunStatus, type Clock } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
-import type { ProcessProbe, RunStorePort } from './run-store-port.js';
+
+/** Liveness of processes (the store's process owner helpers implement it). */
+export interface LostRunsProbe {
+  /** Start time of a process, or undefined when it does not run. */
+  processStartTime(pid: number): string | undefined;
+}
+
+/** What lost-run recovery needs. */
+export interface LostRunsDeps {
+  readonly store: {
+    /** Runs marked running whose owner process is gone. */
+    findOrphanedRuns(): Promise<DagRunRecord[]>;
+    saveRun(record: DagRunRecord): Promise<void>;
+  };
+  readonly clock: Clock;
+  readonly processes: LostRunsProbe;
+}
 
 /**
  * Lost-run recovery: marks runs whose owner process died as failed, with an error saying so, and
  * kills the process groups their steps left behind. Every process that uses the store runs it at
- * start; the scheduler's queue processor runs it every 10 s.
+ * start; the scheduler's queue processor runs it every 10 s, and tells admission of the runs
+ * it ended (their slots are freed).
  */
-export const recoverOrphans = async (deps: {
-  readonly store: Pick<RunStorePort, 'findOrphanedRuns' | 'saveRun'>;
-  readonly clock: Clock;
-  readonly processes: ProcessProbe;
-}): Promise<DagRunRecord[]> => {
+export const recoverLostRuns = async (deps: LostRunsDeps): Promise<DagRunRecord[]> => {
   const orphans = await deps.store.findOrphanedRuns();
   const now = deps.clock.now().toISOString();
   for (const run of orphans) {
@@ -34,7 +47,7 @@ export const recoverOrphans = async (deps: {
 };
 
 /** SIGKILLs a step's process group, if that pid still names a process started for it. */
-const killLeftover = (processes: ProcessProbe, pgid: number, startedAt: string): void => {
+const killLeftover = (processes: LostRunsProbe, pgid: number, startedAt: string): void => {
   const started = processes.processStartTime(pgid);
   if (!started || Date.parse(started) < Date.parse(startedAt) - 5000) return; // gone, or a reused pid
   try {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
 import { FsRunStore } from '@trellis/store';
 import { FakeClock } from '@trellis/testkit';
-import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
+import { FsDagCatalog } from '@trellis/services';
 import { applyRetentionToAll } from './retention-pass.js';
 
 const DAY = 24 * 60 * 60 * 1000;
