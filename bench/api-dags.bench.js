@@ -1,5 +1,5 @@
 // GET /dags on 1,000 DAG files (issue #4 target, 2-core machine: p95 < 20 ms for perPage=100; the
-// peer needs about 1 s). The express app over a real socket on 127.0.0.1, the real FsDagDefinitions
+// peer needs about 1 s). The express app over a real socket on 127.0.0.1, the real FsDagStore
 // and FsRunStore with 10,000 runs in history (10 per DAG) for `latestDAGRun`, read from the run
 // index (`listRuns({name, limit: 1})`); the last line compares reading each full record instead.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { createHttpApp, noAuth } from '../packages/api/dist/index.js';
 import { dagRoutes } from '../packages/api/dist/routes/dags.routes.js';
 import { systemClock } from '../packages/core/dist/index.js';
-import { FsDagDefinitions } from '../packages/services/dist/index.js';
+import { FsDagStore } from '../packages/store/dist/index.js';
 import { FsRunStore } from '../packages/store/dist/index.js';
 import { flushToDisk, jsonClient, pct, writeFinishedRun } from './util.js';
 
@@ -67,7 +67,7 @@ export default async function run() {
   const fromRecord = (name) =>
     store.latestRun(name).catch((e) => (e?.code === 'not_found' ? undefined : Promise.reject(e)));
   let latestRun = fromIndex;
-  const dags = new FsDagDefinitions({
+  const dags = new FsDagStore({
     dagsDir,
     suspendDir: join(home, 'data', 'suspend'),
     clock: systemClock,

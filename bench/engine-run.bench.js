@@ -8,8 +8,10 @@ import { performance } from 'node:perf_hooks';
 import { systemClock, uuidv7Generator } from '../packages/core/dist/index.js';
 import { EngineEvents } from '../packages/engine/dist/index.js';
 import { ShellCommandRunner, ShellExecutor } from '../packages/executors/dist/index.js';
-import { FsDagCatalog, RunService } from '../packages/services/dist/index.js';
+import { createLocalDispatcher } from '../packages/dispatch/dist/index.js';
+import { RunService } from '../packages/services/dist/index.js';
 import {
+  DagFileLoader,
   FsRunStore,
   currentOwner,
   isOwnerAlive,
@@ -28,15 +30,20 @@ const setup = () => {
   });
   const runs = new RunService({
     store,
-    dags: new FsDagCatalog(dags),
+    dags: new DagFileLoader(dags),
     clock: systemClock,
     ids: uuidv7Generator(() => Date.now()),
-    executors: { shell: new ShellExecutor() },
-    commands: new ShellCommandRunner(),
     processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
-    systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
-    defaultShell: 'sh',
-    events,
+    local: createLocalDispatcher({
+      clock: systemClock,
+      executors: { shell: new ShellExecutor() },
+      commands: new ShellCommandRunner(),
+      systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
+      defaultShell: 'sh',
+      events,
+      store,
+      children: () => runs,
+    }),
   });
   return { home, dags, runs, events };
 };

@@ -6,7 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunStatus, sequentialIdGenerator, systemClock } from '@trellis/core';
 import { CoordinatorClient } from '@trellis/coordinator';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
-import { FsDagCatalog, RunService, WorkerChildRuns, type RunServiceDeps } from '@trellis/services';
+import { RunService, WorkerChildRuns, type RunServiceDeps } from '@trellis/services';
+import { DagFileLoader } from '@trellis/store';
 import type { ChildRunRequest, ChildRunResult } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
@@ -358,7 +359,7 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
     };
     runs = new RunService({
       store: side.store,
-      dags: new FsDagCatalog(dagsDir),
+      dags: new DagFileLoader(dagsDir),
       clock: systemClock,
       ids: sequentialIdGenerator('parent-'),
       processes: { owner: currentOwner(), isOwnerAlive, processStartTime },

@@ -1,4 +1,3 @@
-export { FsDagCatalog, type LoadedDag } from './dags/fs-dag-catalog.js';
 export {
   RunService,
   type RunServiceDeps,
@@ -31,10 +30,6 @@ export type {
   DagListQuery,
   DagSearchResult,
   DagCatalog,
+  LoadedDag,
 } from './dags/dag-catalog-port.js';
 export type { DagRunSummary } from './dags/dag-catalog-port.js';
-export {
-  FsDagDefinitions,
-  MINIMAL_DAG_SPEC,
-  type FsDagDefinitionsDeps,
-} from './dags/fs-dag-definitions.js';

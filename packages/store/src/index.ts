@@ -30,3 +30,5 @@ export {
   type MigrationReport,
 } from './migrate/migrate-history.js';
 export { LeaseLock, type LeaseHolder, type LeaseLockOptions } from './lock/lease-lock.js';
+export { DagFileLoader } from './dags/dag-file-loader.js';
+export { FsDagStore, MINIMAL_DAG_SPEC, type FsDagStoreDeps } from './dags/fs-dag-store.js';

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus, sequentialIdGenerator, systemClock } from '@trellis/core';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
-import { FsDagCatalog, RunService } from '@trellis/services';
+import { RunService } from '@trellis/services';
+import { DagFileLoader } from '@trellis/store';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from './run-tracer.js';
 import { OtlpReceiver, type ReceivedSpan } from '../test/support/otlp-receiver.js';
@@ -25,7 +26,7 @@ const service = (t: RunTracer): { runs: RunService; store: FsRunStore } => {
   });
   const runs: RunService = new RunService({
     store,
-    dags: new FsDagCatalog(join(home, 'dags')),
+    dags: new DagFileLoader(join(home, 'dags')),
     clock: systemClock,
     ids: sequentialIdGenerator(),
     processes: { owner: currentOwner(), isOwnerAlive, processStartTime },

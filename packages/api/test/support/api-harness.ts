@@ -6,7 +6,8 @@ import type { Application } from 'express';
 import { systemClock, sequentialIdGenerator } from '@trellis/core';
 import { EngineEvents } from '@trellis/engine';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
-import { FsDagCatalog, RunService, type DagDefinitions } from '@trellis/services';
+import { RunService, type DagDefinitions } from '@trellis/services';
+import { DagFileLoader } from '@trellis/store';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
 import { createHttpApp, type RouteTables } from '../../src/http/create-http-app.js';
@@ -29,7 +30,7 @@ export interface ApiHarness {
 
 /**
  * Builds the harness. `dags` supplies the DAG definitions service (the DAG endpoints' own);
- * by default a minimal one over FsDagCatalog that serves what the run endpoints need.
+ * by default a minimal one over DagFileLoader that serves what the run endpoints need.
  */
 export const apiHarness = (
   tables: RouteTables,
@@ -49,7 +50,7 @@ export const apiHarness = (
   });
   const events = new EngineEvents();
   events.setMaxListeners(0);
-  const catalog = new FsDagCatalog(dagsDir);
+  const catalog = new DagFileLoader(dagsDir);
   const runs: RunService = new RunService({
     store,
     dags: catalog,
@@ -108,8 +109,8 @@ export const apiHarness = (
   };
 };
 
-/** The part of DagDefinitions the run endpoints use, over FsDagCatalog. */
-const catalogDefinitions = (catalog: FsDagCatalog): DagDefinitions => {
+/** The part of DagDefinitions the run endpoints use, over DagFileLoader. */
+const catalogDefinitions = (catalog: DagFileLoader): DagDefinitions => {
   const notHere = (): never => {
     throw new Error('not provided by the test harness');
   };

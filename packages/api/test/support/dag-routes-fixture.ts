@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Application } from 'express';
 import request from 'supertest';
 import { afterEach, beforeEach } from 'vitest';
-import { FsDagDefinitions } from '@trellis/services';
+import { FsDagStore } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
 import { noAuth, type Authenticator } from '../../src/http/auth.js';
@@ -41,7 +41,7 @@ export const useDagRoutes = (): DagRoutesFixture => {
 
   const appWith = (auth: Authenticator): Application => {
     const clock = new FakeClock('2026-01-02T03:04:05.000Z');
-    const dags = new FsDagDefinitions({
+    const dags = new FsDagStore({
       dagsDir,
       suspendDir: join(home, 'suspend'),
       clock,

@@ -16,7 +16,8 @@ import {
 } from '@trellis/executors';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { FsDagCatalog, FsDagDefinitions, RunService, WorkerChildRuns } from '@trellis/services';
+import { RunService, WorkerChildRuns } from '@trellis/services';
+import { DagFileLoader, FsDagStore } from '@trellis/store';
 import { RetentionOnStart, recoverLostRuns } from '@trellis/scheduler';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from '@trellis/telemetry';
@@ -28,7 +29,7 @@ import type { Fleet } from './fleet.js';
 export interface Runtime {
   readonly config: Readonly<Config>;
   readonly store: FsRunStore;
-  readonly dags: FsDagCatalog;
+  readonly dags: DagFileLoader;
   readonly runs: RunService;
   readonly events: EngineEvents;
   /** OpenTelemetry tracing of the runs of DAGs with `otel.enabled`; `shutdown()` before exit. */
@@ -77,7 +78,7 @@ export const makeRuntime = async (
     clock,
     warn: (m) => io.err(`warning: ${m}`),
   });
-  const dags = new FsDagCatalog(config.paths.dagsDir);
+  const dags = new DagFileLoader(config.paths.dagsDir);
   const events = new EngineEvents();
   // gRPC and BullMQ are loaded only in distributed mode
   const fleet =
@@ -131,8 +132,8 @@ export const makeRuntime = async (
 };
 
 /** The DAG definitions of the runtime's DAGs folder (API reads, scheduler), with suspend flags. */
-export const dagDefinitionsOf = (rt: Runtime, clock: Clock): FsDagDefinitions =>
-  new FsDagDefinitions({
+export const dagDefinitionsOf = (rt: Runtime, clock: Clock): FsDagStore =>
+  new FsDagStore({
     dagsDir: rt.config.paths.dagsDir,
     suspendDir: join(rt.config.paths.dataDir, 'suspend'),
     clock,

@@ -5,7 +5,7 @@ import {
   startSchedulerRole as startRole,
   type SchedulerStatus,
 } from '@trellis/scheduler';
-import type { FsDagDefinitions } from '@trellis/services';
+import type { FsDagStore } from '@trellis/store';
 import { LeaseLock, currentOwner, processStartTime } from '@trellis/store';
 import type { Runtime } from './runtime.js';
 
@@ -18,7 +18,7 @@ export type { SchedulerStatus } from '@trellis/scheduler';
  */
 export const startSchedulerRole = (
   rt: Runtime,
-  defs: FsDagDefinitions,
+  defs: FsDagStore,
   clock: Clock,
   log: (line: string) => void,
   signal: AbortSignal,

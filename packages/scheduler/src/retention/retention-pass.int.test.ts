@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
 import { FsRunStore } from '@trellis/store';
 import { FakeClock } from '@trellis/testkit';
-import { FsDagCatalog } from '@trellis/services';
+import { DagFileLoader } from '@trellis/store';
 import { applyRetentionToAll } from './retention-pass.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -52,7 +52,7 @@ describe('the daily retention pass', () => {
     await addRun('gone', 'g1', { name: 'gone', histRetentionDays: 3 }); // no file: the snapshot
     await addRun('old', 'o1', { name: 'old' }); // neither: defaultDays (30)
     await clock.advanceBy(6 * DAY);
-    const dags = new FsDagCatalog(join(home, 'dags'));
+    const dags = new DagFileLoader(join(home, 'dags'));
     expect(await applyRetentionToAll({ store, dags })).toEqual({
       deletedRuns: { gone: 1, short: 1 },
       totalRuns: 2,

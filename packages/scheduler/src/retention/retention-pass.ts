@@ -17,7 +17,7 @@ export interface RetentionStore {
   getSnapshot(ref: RunRef): Promise<{ readonly dag: unknown }>;
 }
 
-/** What it needs from the DAGs folder (`FsDagCatalog` has it). */
+/** What it needs from the DAGs folder (`DagFileLoader` has it). */
 export interface RetentionDags {
   locate(ref: string): string | undefined;
   load(ref: string): { readonly dag: { readonly histRetentionDays: number } };

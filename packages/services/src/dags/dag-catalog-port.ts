@@ -92,7 +92,7 @@ export interface LoadedDag {
 }
 
 /**
- * Finding and loading DAG files for runs (FsDagCatalog in this package today): a path (absolute,
+ * Finding and loading DAG files for runs (DagFileLoader in this package today): a path (absolute,
  * or relative to `baseDir`), or a name in the DAGs folder.
  */
 export interface DagCatalog {

@@ -10,9 +10,8 @@ import {
 import type { EngineEvents } from '@trellis/engine';
 import type { DagRunRecord } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
-import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
 import { runQueueProcessor, type LostRunsDeps } from '@trellis/scheduler';
-import { processStartTime } from '@trellis/store';
+import { DagFileLoader, processStartTime } from '@trellis/store';
 import type { RunDispatcher } from '../runs/dispatcher-port.js';
 import { fakeDispatcher } from '../testing/fake-dispatcher.js';
 import {
@@ -188,7 +187,7 @@ describe('queues', () => {
     const { runs, store } = service();
     const first = await runs.start({ dag: 'one', dagRunId: 'first' });
     expect(first.queued).toBe(false);
-    const loaded = new FsDagCatalog(t.dagsDir).load('one');
+    const loaded = new DagFileLoader(t.dagsDir).load('one');
     const paths = [
       await runs.startLoaded(loaded.dag, loaded.localDags, {}),
       await runs.enqueue(loaded.dag, loaded.localDags, {}),

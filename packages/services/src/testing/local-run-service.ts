@@ -7,14 +7,19 @@ import { EngineEvents } from '@trellis/engine';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
 import type { DagRunRecord } from '@trellis/spec';
 import { RetentionOnStart } from '@trellis/scheduler';
-import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
-import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
+import {
+  DagFileLoader,
+  FsRunStore,
+  currentOwner,
+  isOwnerAlive,
+  processStartTime,
+} from '@trellis/store';
 import type { CustomQueue } from '../queues/queue-of.js';
 import type { RunDispatcher } from '../runs/dispatcher-port.js';
 import { RunService } from '../runs/run-service.js';
 
 /*
- * Test support for integration tests of RunService over the real file store, FsDagCatalog and
+ * Test support for integration tests of RunService over the real file store, DagFileLoader and
  * /bin/sh. Not exported from the package entry (excluded from the build, like store's testing/).
  */
 
@@ -56,7 +61,7 @@ export interface LocalRunServiceOptions {
 }
 
 /**
- * A RunService on `t`: FsRunStore under `<home>/data` and `<home>/logs`, FsDagCatalog over
+ * A RunService on `t`: FsRunStore under `<home>/data` and `<home>/logs`, DagFileLoader over
  * `t.dagsDir`, the shell executor and command runner with `sh`, and this process as owner.
  */
 export const localRunService = (t: TempHome, o: LocalRunServiceOptions = {}) => {
@@ -70,7 +75,7 @@ export const localRunService = (t: TempHome, o: LocalRunServiceOptions = {}) => 
   });
   const runs: RunService = new RunService({
     store,
-    dags: new FsDagCatalog(t.dagsDir),
+    dags: new DagFileLoader(t.dagsDir),
     clock,
     ids: o.ids ?? sequentialIdGenerator(),
     processes: { owner: currentOwner(), isOwnerAlive, processStartTime },

@@ -17,21 +17,21 @@ import type {
   DagListQuery,
   DagRunSummary,
   DagSearchResult,
-} from './dag-catalog-port.js';
-import { nextRunAt, type CachedDagFile, type ParseDagFn } from './dag-file-cache.js';
+} from '@trellis/services';
+import { nextRunAt, type CachedDagFile, type ParseDagFn } from './parsed-dag-cache.js';
 import {
   createFileAtomic,
   errnoOf,
   messageOf,
   moveFileNoReplace,
   replaceFileAtomic,
-} from './dag-files.js';
+} from './dag-file-writes.js';
 import { DagFolder, checkNewFileName } from './dag-folder.js';
 import { compareListRows, matchesListFilter, type ListRow } from './dag-list-order.js';
 import { compileSearchQuery, searchText } from './dag-search.js';
 
-/** What {@link FsDagDefinitions} works with. */
-export interface FsDagDefinitionsDeps {
+/** What {@link FsDagStore} works with. */
+export interface FsDagStoreDeps {
   /** Folder of the DAG files `<fileName>.yaml` (or `.yml`); created on the first write. */
   readonly dagsDir: string;
   /** Folder of the suspend flags, empty files `<fileName>.suspend` (peer-behaviour.md 6.5). */
@@ -58,10 +58,10 @@ const VALIDATED_DAG_NAME = 'validated-dag';
  * files are cached by path and stamp; each list, search or tags call costs one `readdir` and one
  * `stat` per file, and parses only what changed (ARCHITECTURE.md section 4).
  */
-export class FsDagDefinitions implements DagDefinitions {
+export class FsDagStore implements DagDefinitions {
   readonly #folder: DagFolder;
 
-  constructor(private readonly deps: FsDagDefinitionsDeps) {
+  constructor(private readonly deps: FsDagStoreDeps) {
     this.#folder = new DagFolder(deps.dagsDir, deps.parse ?? parseDagFile);
   }
 

@@ -15,8 +15,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError, type Clock } from '@trellis/core';
 import { parseDagFile, type DagRunRecord } from '@trellis/spec';
 import { makeRunRecord } from '@trellis/testkit';
-import type { DagListQuery } from './dag-catalog-port.js';
-import { FsDagDefinitions, MINIMAL_DAG_SPEC } from './fs-dag-definitions.js';
+import type { DagListQuery } from '@trellis/services';
+import { FsDagStore, MINIMAL_DAG_SPEC } from './fs-dag-store.js';
 
 /** A clock tests set directly, forwards or backwards. */
 class SettableClock implements Clock {
@@ -37,7 +37,7 @@ let clock: SettableClock;
 let parsed: string[];
 let latestRuns: Map<string, DagRunRecord | Error>;
 let latestAsked: string[];
-let defs: FsDagDefinitions;
+let defs: FsDagStore;
 
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'trellis-dags-'));
@@ -48,7 +48,7 @@ beforeEach(() => {
   latestRuns = new Map();
   latestAsked = [];
   clock = new SettableClock(new Date('2026-01-02T03:04:05.000Z'));
-  defs = new FsDagDefinitions({
+  defs = new FsDagStore({
     dagsDir,
     suspendDir,
     clock,
@@ -93,7 +93,7 @@ const query = (q: Partial<DagListQuery> = {}): DagListQuery => ({
 const listNames = async (q: Partial<DagListQuery> = {}): Promise<string[]> =>
   (await defs.list(query(q))).entries.map((e) => e.fileName);
 
-describe('FsDagDefinitions.list', () => {
+describe('FsDagStore.list', () => {
   it('lists .yaml and .yml files by DAG name ignoring case, skipping other entries', async () => {
     write('b.yaml', dagYaml('name: Beta'));
     write('a.yml', dagYaml('name: alpha'));
@@ -274,7 +274,7 @@ describe('FsDagDefinitions.list', () => {
   });
 });
 
-describe('FsDagDefinitions cache', () => {
+describe('FsDagStore cache', () => {
   it('parses each file once while it does not change', async () => {
     for (let i = 0; i < 20; i++) write(`d${i}.yaml`, dagYaml());
     await defs.list(query());
@@ -331,7 +331,7 @@ describe('FsDagDefinitions cache', () => {
   });
 });
 
-describe('FsDagDefinitions.create', () => {
+describe('FsDagStore.create', () => {
   it('writes a minimal one-step DAG without a spec', async () => {
     await defs.create('hello');
     expect(read('hello.yaml')).toBe(MINIMAL_DAG_SPEC);
@@ -410,7 +410,7 @@ describe('FsDagDefinitions.create', () => {
   });
 });
 
-describe('FsDagDefinitions.search', () => {
+describe('FsDagStore.search', () => {
   beforeEach(() => {
     write('etl.yaml', 'name: etl\nsteps:\n  - name: extract\n    command: extract.sh\n');
     write('report.yaml', 'steps:\n  - name: mail\n    command: send-report.sh --to ops\n');
@@ -452,7 +452,7 @@ describe('FsDagDefinitions.search', () => {
   });
 });
 
-describe('FsDagDefinitions.tags', () => {
+describe('FsDagStore.tags', () => {
   it('answers every tag once, lower-cased and sorted, with unreadable files in errors', async () => {
     write('a.yaml', dagYaml('tags: [etl, Daily]'));
     write('b.yaml', dagYaml('tags: [daily, "zeta"]'));
@@ -468,7 +468,7 @@ describe('FsDagDefinitions.tags', () => {
   });
 });
 
-describe('FsDagDefinitions.validate', () => {
+describe('FsDagStore.validate', () => {
   it('accepts a valid spec and persists nothing', () => {
     const r = defs.validate(dagYaml('name: fine'));
     expect(r).toMatchObject({ valid: true, errors: [] });
@@ -516,7 +516,7 @@ describe('FsDagDefinitions.validate', () => {
   });
 });
 
-describe('FsDagDefinitions.get and getSpec', () => {
+describe('FsDagStore.get and getSpec', () => {
   const multi = [
     'name: main',
     'steps:',
@@ -576,7 +576,7 @@ describe('FsDagDefinitions.get and getSpec', () => {
   });
 });
 
-describe('FsDagDefinitions.putSpec', () => {
+describe('FsDagStore.putSpec', () => {
   it('writes a valid spec atomically and answers no errors', async () => {
     write('a.yaml', dagYaml());
     expect(await defs.putSpec('a', dagYaml('description: new'))).toEqual({ errors: [] });
@@ -604,7 +604,7 @@ describe('FsDagDefinitions.putSpec', () => {
   });
 });
 
-describe('FsDagDefinitions.delete', () => {
+describe('FsDagStore.delete', () => {
   it('removes the file and its suspend flag', async () => {
     write('a.yaml', dagYaml());
     await defs.setSuspended('a', true);
@@ -619,7 +619,7 @@ describe('FsDagDefinitions.delete', () => {
   });
 });
 
-describe('FsDagDefinitions.rename', () => {
+describe('FsDagStore.rename', () => {
   it('moves the file, keeping its extension and its suspension', async () => {
     write('old.yml', dagYaml());
     await defs.setSuspended('old', true);
@@ -657,7 +657,7 @@ describe('FsDagDefinitions.rename', () => {
   });
 });
 
-describe('FsDagDefinitions suspension', () => {
+describe('FsDagStore suspension', () => {
   it('keeps an empty flag file per suspended DAG', async () => {
     write('a.yaml', dagYaml());
     expect(defs.isSuspended('a')).toBe(false);
@@ -677,7 +677,7 @@ describe('FsDagDefinitions suspension', () => {
   });
 });
 
-describe('FsDagDefinitions.load', () => {
+describe('FsDagStore.load', () => {
   it('answers a valid DAG with its local DAGs and location', async () => {
     write('m.yaml', `${dagYaml('name: m')}---\n${dagYaml('name: other')}`);
     const l = await defs.load('m');

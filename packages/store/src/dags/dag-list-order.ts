@@ -1,4 +1,4 @@
-import type { DagListQuery } from './dag-catalog-port.js';
+import type { DagListQuery } from '@trellis/services';
 
 /** What the DAG list filters and sorts by, lower-cased where matching ignores case. */
 export interface ListRow {

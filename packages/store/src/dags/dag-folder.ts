@@ -2,14 +2,19 @@ import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
 import { badRequest, notFound } from '@trellis/core';
 import { FILE_NAME_PATTERN, dagNameProblem } from '@trellis/spec';
-import { DagFileCache, stampOf, type CachedDagFile, type ParseDagFn } from './dag-file-cache.js';
+import {
+  ParsedDagCache,
+  stampOf,
+  type CachedDagFile,
+  type ParseDagFn,
+} from './parsed-dag-cache.js';
 import {
   DAG_FILE_EXTENSIONS,
   childDagExists,
   dagFileNameOf,
   errnoOf,
   messageOf,
-} from './dag-files.js';
+} from './dag-file-writes.js';
 
 /** File names whose details path `GET /dags/<name>` is another endpoint. */
 const RESERVED_FILE_NAMES = new Set(['search', 'tags']);
@@ -19,7 +24,7 @@ const RESERVED_FILE_NAMES = new Set(['search', 'tags']);
  * `stat` per file and parses only what changed (ARCHITECTURE.md section 4).
  */
 export class DagFolder {
-  readonly #cache: DagFileCache;
+  readonly #cache: ParsedDagCache;
   /** `dagsDir` with a trailing separator, so a path is one concatenation. */
   readonly #dir: string;
 
@@ -27,7 +32,7 @@ export class DagFolder {
     readonly dagsDir: string,
     parse: ParseDagFn,
   ) {
-    this.#cache = new DagFileCache(parse);
+    this.#cache = new ParsedDagCache(parse);
     this.#dir = join(dagsDir, sep);
   }
 

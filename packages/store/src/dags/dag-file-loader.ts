@@ -2,15 +2,15 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AppError, ErrorCode, notFound } from '@trellis/core';
 import { parseDagFile } from '@trellis/spec';
-import type { DagCatalog, LoadedDag } from './dag-catalog-port.js';
+import type { DagCatalog, LoadedDag } from '@trellis/services';
 
-export type { LoadedDag } from './dag-catalog-port.js';
+export type { LoadedDag } from '@trellis/services';
 
 /**
  * Finds and loads DAG files: a path (absolute, or relative to `baseDir`), or a name in the DAGs
  * folder (`.yaml` / `.yml` optional). A DAG with problems is refused with every problem listed.
  */
-export class FsDagCatalog implements DagCatalog {
+export class DagFileLoader implements DagCatalog {
   constructor(readonly dagsDir: string) {}
 
   /** The file `ref` names, or undefined. */

@@ -85,7 +85,7 @@ const isFileAt = (path: string): boolean => {
 };
 
 /**
- * Whether the child DAG `ref` (a `run:` target) exists, resolved like FsDagCatalog.locate resolves
+ * Whether the child DAG `ref` (a `run:` target) exists, resolved like DagFileLoader.locate resolves
  * it for a file in `dagsDir`: a path (absolute or relative to the folder), or a name with optional
  * `.yaml`/`.yml`. With `names` (the folder's file entries, just read), plain names are answered
  * from that set without touching the disk.
