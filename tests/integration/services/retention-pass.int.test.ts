@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
+import { FsDagCatalog, applyRetentionToAll } from '@trellis/services';
 import { FsRunStore } from '@trellis/store';
 import { FakeClock } from '@trellis/testkit';
-import { FsDagCatalog } from '../dags/fs-dag-catalog.js';
-import { applyRetentionToAll } from './retention-pass.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 let home: string;

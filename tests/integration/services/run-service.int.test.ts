@@ -7,7 +7,7 @@ import { NodeStatus, RunStatus, sequentialIdGenerator, type IdGenerator } from '
 import type { EngineEvents } from '@trellis/engine';
 import { currentOwner } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
-import { createTempHome, localRunService, type TempHome } from '../testing/local-run-service.js';
+import { createTempHome, localRunService, type TempHome } from '../support/local-run-service.js';
 
 let t: TempHome;
 
