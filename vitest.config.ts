@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Projects (STYLE.md section 6): `unit` = colocated *.test.ts (no I/O beyond temp files),
- * `int` = *.int.test.ts (real processes, fs, services), `e2e` = tests/e2e (the built binary).
+ * Projects: `unit` = colocated *.test.ts (no I/O beyond temp files), `int` = *.int.test.ts (real
+ * processes, fs, services; those wiring several packages together live in tests/integration),
+ * `e2e` = tests/e2e (the built binary).
  * The `@trellis/source` export condition makes workspace imports resolve to `src/` without a build.
  */
 const shared = {
@@ -31,7 +32,11 @@ export default defineConfig({
         ...shared,
         test: {
           name: 'int',
-          include: ['packages/*/src/**/*.int.test.ts', 'packages/*/test/**/*.int.test.ts'],
+          include: [
+            'packages/*/src/**/*.int.test.ts',
+            'packages/*/test/**/*.int.test.ts',
+            'tests/integration/**/*.int.test.ts',
+          ],
           // Upper bounds against hangs, not performance assertions: real processes and services
           // share two cores with the other test files.
           testTimeout: 30_000,

@@ -5,6 +5,7 @@ export {
   type StartedRun,
 } from './runs/run-service.js';
 export type { Trigger } from './admission/admission.js';
+export type { CustomQueue } from './queues/queue-of.js';
 export type {
   LocalDispatcherPort,
   LocalRun,

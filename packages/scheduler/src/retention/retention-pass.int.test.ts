@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
-import { FsRunStore } from '@trellis/store';
+import { DagFileLoader, FsRunStore } from '@trellis/store';
 import { FakeClock } from '@trellis/testkit';
-import { DagFileLoader } from '@trellis/store';
 import { applyRetentionToAll } from './retention-pass.js';
 
 const DAY = 24 * 60 * 60 * 1000;

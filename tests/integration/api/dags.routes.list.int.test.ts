@@ -4,8 +4,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
 import { parseDagFile } from '@trellis/spec';
 import { makeRunRecord } from '@trellis/testkit';
-import { dagYaml, useDagRoutes } from '../../test/support/dag-routes-fixture.js';
-import { expectError } from '../../test/support/expect-error.js';
+import { dagYaml, useDagRoutes } from '../support/dag-routes-fixture.js';
+import { expectError } from '../support/expect-error.js';
 import { DagTagsResponse, ListDagsResponse, SearchDagsResponse } from '@trellis/contract';
 
 /** Listing, searching and tagging DAGs. */

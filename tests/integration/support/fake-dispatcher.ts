@@ -1,10 +1,10 @@
+import type { RunActivation, RunDispatcher } from '@trellis/services';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
-import type { RunActivation, RunDispatcher } from '../runs/dispatcher-port.js';
 
 /**
  * Workers behind the dispatcher port, standing in for the coordinator: the test decides when
  * they exist (`state.why` is the availability answer, null when one matches) and what they
- * report (`report`, the dispatcher's run-update event). Not exported from the package entry. Records every activation and cancel it is handed.
+ * report (`report`, the dispatcher's run-update event). Records every activation and cancel it is handed.
  */
 export const fakeDispatcher = (why: string | null = null) => {
   const dispatched: RunActivation[] = [];

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NodeStatus, RunStatus, type Clock } from '@trellis/core';
+import type { RunActivation, RunDispatcher } from '@trellis/services';
 import type { DagRunRecord } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
-import { fakeDispatcher } from '../testing/fake-dispatcher.js';
+import { fakeDispatcher } from '../support/fake-dispatcher.js';
 import {
   createTempHome,
   localRunService,
   warningRecorder,
   type TempHome,
-} from '../testing/local-run-service.js';
-import type { RunActivation, RunDispatcher } from './dispatcher-port.js';
+} from '../support/local-run-service.js';
 
 /**
  * Child runs sent to workers by a selector (issue 6), against the real file store and /bin/sh,

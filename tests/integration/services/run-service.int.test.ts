@@ -14,7 +14,7 @@ import type { EngineEvents } from '@trellis/engine';
 import { recoverLostRuns } from '@trellis/scheduler';
 import { currentOwner, processStartTime } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
-import { createTempHome, localRunService, type TempHome } from '../testing/local-run-service.js';
+import { createTempHome, localRunService, type TempHome } from '../support/local-run-service.js';
 
 let t: TempHome;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
-import { expectError } from '../../test/support/expect-error.js';
-import { useRunRoutes } from '../../test/support/run-routes-fixture.js';
+import { expectError } from '../support/expect-error.js';
+import { useRunRoutes } from '../support/run-routes-fixture.js';
 
 /** Starting runs: of a DAG file, and from an inline spec. */
 const t = useRunRoutes();

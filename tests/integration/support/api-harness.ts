@@ -1,22 +1,25 @@
-import { createLocalDispatcher } from '@trellis/dispatch';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Application } from 'express';
+import {
+  createHttpApp,
+  noAuth,
+  type Authenticator,
+  type HttpDeps,
+  type RouteTables,
+} from '@trellis/api';
 import { systemClock, sequentialIdGenerator } from '@trellis/core';
+import { createLocalDispatcher } from '@trellis/dispatch';
 import { EngineEvents } from '@trellis/engine';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
 import { RunService, type DagDefinitions } from '@trellis/services';
 import { DagFileLoader } from '@trellis/store';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
-import { createHttpApp, type RouteTables } from '../../src/http/create-http-app.js';
-import { noAuth, type Authenticator } from '../../src/http/auth.js';
-import type { HttpDeps } from '../../src/http/deps.js';
 
 /** A test API on a temp SVC_HOME with the real store, engine and /bin/sh. */
 export interface ApiHarness {
-  readonly app: Application;
+  readonly app: ReturnType<typeof createHttpApp>;
   readonly home: string;
   readonly store: FsRunStore;
   readonly runs: RunService;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dagYaml, useDagRoutes } from '../../test/support/dag-routes-fixture.js';
-import { expectError } from '../../test/support/expect-error.js';
+import { dagYaml, useDagRoutes } from '../support/dag-routes-fixture.js';
+import { expectError } from '../support/expect-error.js';
 import {
   DagDetailsResponse,
   DagSpecResponse,

@@ -1,16 +1,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Application } from 'express';
 import request from 'supertest';
 import { afterEach, beforeEach } from 'vitest';
 import { FsDagStore } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
-import { noAuth, type Authenticator } from '../../src/http/auth.js';
-import { createHttpApp } from '../../src/http/create-http-app.js';
-import type { HttpDeps } from '../../src/http/deps.js';
-import { dagRoutes } from '../../src/routes/dags.routes.js';
+import { createHttpApp, dagRoutes, noAuth, type Authenticator, type HttpDeps } from '@trellis/api';
 
 /** The DAG endpoints over a temp dags folder, rebuilt before each test of the calling file. */
 export interface DagRoutesFixture {
@@ -37,9 +33,9 @@ export const useDagRoutes = (): DagRoutesFixture => {
   let home = '';
   let dagsDir = '';
   let latest = new Map<string, DagRunRecord>();
-  let app: Application | undefined;
+  let app: ReturnType<typeof createHttpApp> | undefined;
 
-  const appWith = (auth: Authenticator): Application => {
+  const appWith = (auth: Authenticator): ReturnType<typeof createHttpApp> => {
     const clock = new FakeClock('2026-01-02T03:04:05.000Z');
     const dags = new FsDagStore({
       dagsDir,

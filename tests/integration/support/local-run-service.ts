@@ -5,8 +5,9 @@ import { sequentialIdGenerator, systemClock, type Clock, type IdGenerator } from
 import { createLocalDispatcher } from '@trellis/dispatch';
 import { EngineEvents } from '@trellis/engine';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
-import type { DagRunRecord } from '@trellis/spec';
 import { RetentionOnStart } from '@trellis/scheduler';
+import { RunService, type CustomQueue, type RunDispatcher } from '@trellis/services';
+import type { DagRunRecord } from '@trellis/spec';
 import {
   DagFileLoader,
   FsRunStore,
@@ -14,13 +15,11 @@ import {
   isOwnerAlive,
   processStartTime,
 } from '@trellis/store';
-import type { CustomQueue } from '../queues/queue-of.js';
-import type { RunDispatcher } from '../runs/dispatcher-port.js';
-import { RunService } from '../runs/run-service.js';
 
 /*
- * Test support for integration tests of RunService over the real file store, DagFileLoader and
- * /bin/sh. Not exported from the package entry (excluded from the build, like store's testing/).
+ * Test support for integration tests of RunService over the real file store, DagFileLoader, the
+ * local dispatcher and /bin/sh. It lives outside packages/services because it wires concretes
+ * that services itself must not import (store, dispatch).
  */
 
 /** A temp SVC_HOME: `home` with an empty `dags/` folder in it. */

@@ -9,17 +9,17 @@ import {
 } from '@trellis/core';
 import type { EngineEvents } from '@trellis/engine';
 import type { DagRunRecord } from '@trellis/spec';
-import { FakeClock } from '@trellis/testkit';
 import { runQueueProcessor, type LostRunsDeps } from '@trellis/scheduler';
+import type { RunDispatcher } from '@trellis/services';
 import { DagFileLoader, processStartTime } from '@trellis/store';
-import type { RunDispatcher } from '../runs/dispatcher-port.js';
-import { fakeDispatcher } from '../testing/fake-dispatcher.js';
+import { FakeClock } from '@trellis/testkit';
+import { fakeDispatcher } from '../support/fake-dispatcher.js';
 import {
   createTempHome,
   finishedRuns,
   localRunService,
   type TempHome,
-} from '../testing/local-run-service.js';
+} from '../support/local-run-service.js';
 
 let t: TempHome;
 

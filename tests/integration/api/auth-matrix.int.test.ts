@@ -3,11 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
+import { API_ROUTE_TABLES, ROLE_PERMISSIONS, createAuthenticator } from '@trellis/api';
 import { loadConfig } from '@trellis/core';
-import { API_ROUTE_TABLES } from '../routes/all-routes.js';
-import { apiHarness } from '../../test/support/api-harness.js';
-import { createAuthenticator } from './create-authenticator.js';
-import { ROLE_PERMISSIONS } from './roles.js';
+import { apiHarness } from '../support/api-harness.js';
 
 const ROLES = ['admin', 'manager', 'operator', 'viewer'] as const;
 // One user per role (password = name), configured as an operator would, through config.yaml.

@@ -2,7 +2,11 @@ import type request from 'supertest';
 import { expect } from 'vitest';
 import { ErrorBody } from '@trellis/contract';
 
-/** Expects an error answer: the HTTP status, the error code and, when given, the message. */
+/**
+ * Expects an error answer: the HTTP status, the error code and, when given, the message. The same
+ * helper as packages/api/test/support/expect-error.ts (the DAG route tests'): files here reach a
+ * package only through its entry, and test helpers are not part of one.
+ */
 export const expectError = (
   res: request.Response,
   status: number,

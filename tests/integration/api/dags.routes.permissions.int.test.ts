@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Authenticator } from '../http/auth.js';
-import { dagYaml, useDagRoutes } from '../../test/support/dag-routes-fixture.js';
-import { expectError } from '../../test/support/expect-error.js';
+import type { Authenticator } from '@trellis/api';
+import { dagYaml, useDagRoutes } from '../support/dag-routes-fixture.js';
+import { expectError } from '../support/expect-error.js';
 
 /** What a caller who may only read is refused and allowed. */
 const { api, write, files, useAuth } = useDagRoutes();

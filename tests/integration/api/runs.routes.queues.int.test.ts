@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expectError } from '../../test/support/expect-error.js';
-import { useRunRoutes } from '../../test/support/run-routes-fixture.js';
+import { expectError } from '../support/expect-error.js';
+import { useRunRoutes } from '../support/run-routes-fixture.js';
 import { QueueSchema } from '@trellis/contract';
 
 /** The queue list and the worker list. */

@@ -1,9 +1,8 @@
 import request from 'supertest';
 import { afterEach, beforeEach, expect } from 'vitest';
+import { queueRoutes, runRoutes } from '@trellis/api';
 import { NodeStatus } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
-import { queueRoutes } from '../../src/routes/queues.routes.js';
-import { runRoutes } from '../../src/routes/runs.routes.js';
 import { apiHarness, type ApiHarness } from './api-harness.js';
 
 /** The run and queue endpoints over an API harness, rebuilt before each test of the calling file. */
