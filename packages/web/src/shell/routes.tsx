@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { DagListPage } from '../pages/dag-list-page';
+import { DagListPage } from '../pages/dag-list/dag-list-page';
 import { DagPage } from '../pages/dag-page';
 import { QueuesPage } from '../pages/queues-page';
 import { RunPage } from '../pages/run-page';
