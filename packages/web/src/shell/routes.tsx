@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { DagListPage } from '../pages/dag-list/dag-list-page';
-import { DagPage } from '../pages/dag-page';
+import { DagPage } from '../pages/dag/dag-page';
 import { QueuesPage } from '../pages/queues-page';
 import { RunPage } from '../pages/run-page';
 import { WorkersPage } from '../pages/workers-page';
