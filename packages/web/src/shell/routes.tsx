@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { DagListPage } from '../pages/dag-list/dag-list-page';
 import { DagPage } from '../pages/dag/dag-page';
 import { QueuesPage } from '../pages/queues-page';
-import { RunPage } from '../pages/run-page';
+import { RunPage } from '../pages/run/run-page';
 import { WorkersPage } from '../pages/workers-page';
 import { Link, matchPath, useRouter } from '../router';
 
