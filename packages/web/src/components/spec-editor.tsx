@@ -1,8 +1,114 @@
-import { useEffect, useRef, useState } from 'react';
-import { type ApiError, seg } from '../api/client';
+import { type RefObject, useRef } from 'react';
 import { deniedTitle, useApp, useCan } from '../app-context';
-import { locateProblems, problemLines } from '../lib/spec-errors';
+import { type LocatedProblem, locateProblems, problemLines } from '../lib/spec-errors';
+import { useSpecDraft } from '../lib/use-spec-draft';
 import { ErrorBox } from './error-box';
+
+type Draft = ReturnType<typeof useSpecDraft>;
+
+const SpecToolbar = ({ draft, canEdit }: { draft: Draft; canEdit: boolean }) => {
+  const { session } = useApp();
+  const { errors, checking, dirty, saving } = draft;
+  return (
+    <div className="toolbar">
+      <span className={`badge ${errors.length ? 'status-failed' : 'status-ok'}`} aria-live="polite">
+        <span className="dot" />
+        {checking
+          ? 'checking…'
+          : errors.length
+            ? `${errors.length} problem${errors.length > 1 ? 's' : ''}`
+            : 'valid'}
+      </span>
+      <span className="spacer" />
+      <button type="button" disabled={!dirty || saving} onClick={draft.revert}>
+        Revert
+      </button>
+      <button
+        type="button"
+        className="primary"
+        disabled={!canEdit || !dirty || saving}
+        title={canEdit ? 'Save the definition (Ctrl+S)' : deniedTitle(session, 'edit DAGs')}
+        onClick={() => void draft.save()}
+      >
+        {saving ? 'Saving…' : 'Save'}
+      </button>
+    </div>
+  );
+};
+
+/** The text area with a line-number gutter that scrolls along and marks the `bad` lines. */
+const SpecText = ({
+  draft,
+  canEdit,
+  bad,
+  area,
+}: {
+  draft: Draft;
+  canEdit: boolean;
+  bad: ReadonlySet<number>;
+  area: RefObject<HTMLTextAreaElement | null>;
+}) => {
+  const gutter = useRef<HTMLDivElement>(null);
+  const lineCount = draft.text.split('\n').length;
+  return (
+    <div className="editor">
+      <div className="gutter" ref={gutter} aria-hidden="true">
+        {Array.from({ length: lineCount }, (_, i) => (
+          <div key={i} className={bad.has(i + 1) ? 'bad' : undefined}>
+            {i + 1}
+          </div>
+        ))}
+      </div>
+      <textarea
+        ref={area}
+        aria-label="DAG definition (YAML)"
+        spellCheck={false}
+        value={draft.text}
+        readOnly={!canEdit}
+        onChange={(e) => draft.setText(e.target.value)}
+        onScroll={(e) => {
+          if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
+        }}
+        onKeyDown={(e) => {
+          if ((e.ctrlKey || e.metaKey) && e.key === 's') {
+            e.preventDefault();
+            if (canEdit && draft.dirty) void draft.save();
+          }
+        }}
+      />
+    </div>
+  );
+};
+
+const ProblemList = ({
+  problems,
+  onJump,
+}: {
+  problems: readonly LocatedProblem[];
+  onJump: (line: number) => void;
+}) => (
+  <ul className="problems" aria-label="Problems">
+    {problems.map((p, i) => (
+      <li key={i}>
+        {p.line !== undefined ? (
+          <button type="button" className="link" onClick={() => onJump(p.line ?? 1)}>
+            line {p.line}
+          </button>
+        ) : null}{' '}
+        {p.message}
+      </li>
+    ))}
+  </ul>
+);
+
+/** Selects line `line` of the text area and scrolls it into view. */
+const selectLine = (a: HTMLTextAreaElement, text: string, line: number) => {
+  const lines = text.split('\n');
+  const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+  a.focus();
+  a.setSelectionRange(start, start + (lines[line - 1]?.length ?? 0));
+  a.scrollTop = Math.max(0, (line - 4) * 20);
+};
 
 /**
  * The DAG's YAML with line numbers: validated as you type through `POST /dags/validate`, saved
@@ -17,151 +123,20 @@ export const SpecEditor = ({
   initial: string;
   onSaved: () => void;
 }) => {
-  const { api, session, toast } = useApp();
   const canEdit = useCan('dags:write');
-  // `base`: the text as last loaded or saved; a reload only replaces text nobody is editing.
-  const [base, setBase] = useState(initial);
-  const [text, setText] = useState(initial);
-  const [errors, setErrors] = useState<string[]>([]);
-  const [checking, setChecking] = useState(false);
-  const [saving, setSaving] = useState(false);
-  const [failure, setFailure] = useState<ApiError>();
-  const gutter = useRef<HTMLDivElement>(null);
+  const draft = useSpecDraft(fileName, initial, onSaved);
   const area = useRef<HTMLTextAreaElement>(null);
-  const seq = useRef(0);
-  const dirty = text !== base;
-
-  useEffect(() => {
-    if (initial === base) return;
-    if (text === base) setText(initial);
-    setBase(initial);
-    // only when the stored text changes
-  }, [initial]);
-
-  useEffect(() => {
-    const mine = ++seq.current;
-    setChecking(true);
-    const t = window.setTimeout(() => {
-      api
-        .post<{ valid: boolean; errors: string[] }>('/dags/validate', {
-          spec: text,
-          name: fileName,
-        })
-        .then((r) => {
-          if (mine === seq.current) setErrors(r.errors);
-        })
-        .catch((e: unknown) => {
-          if (mine === seq.current) setFailure(e as ApiError);
-        })
-        .finally(() => {
-          if (mine === seq.current) setChecking(false);
-        });
-    }, 350);
-    return () => window.clearTimeout(t);
-  }, [api, text, fileName]);
-
-  const save = async () => {
-    setSaving(true);
-    setFailure(undefined);
-    try {
-      const r = await api.put<{ errors: string[] }>(`/dags/${seg(fileName)}/spec`, { spec: text });
-      if (r.errors.length > 0) {
-        setErrors(r.errors);
-        toast('Not saved: fix the problems first', 'error');
-      } else {
-        toast(`Saved ${fileName}`);
-        setBase(text);
-        onSaved();
-      }
-    } catch (e) {
-      setFailure(e as ApiError);
-    } finally {
-      setSaving(false);
-    }
-  };
-
-  const problems = locateProblems(errors);
-  const bad = problemLines(problems);
-  const lineCount = text.split('\n').length;
+  const problems = locateProblems(draft.errors);
   const jump = (line: number) => {
-    const a = area.current;
-    if (!a) return;
-    const lines = text.split('\n');
-    const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
-    a.focus();
-    a.setSelectionRange(start, start + (lines[line - 1]?.length ?? 0));
-    a.scrollTop = Math.max(0, (line - 4) * 20);
+    if (area.current) selectLine(area.current, draft.text, line);
   };
 
   return (
     <div className="spec-editor">
-      <div className="toolbar">
-        <span
-          className={`badge ${errors.length ? 'status-failed' : 'status-ok'}`}
-          aria-live="polite"
-        >
-          <span className="dot" />
-          {checking
-            ? 'checking…'
-            : errors.length
-              ? `${errors.length} problem${errors.length > 1 ? 's' : ''}`
-              : 'valid'}
-        </span>
-        <span className="spacer" />
-        <button type="button" disabled={!dirty || saving} onClick={() => setText(base)}>
-          Revert
-        </button>
-        <button
-          type="button"
-          className="primary"
-          disabled={!canEdit || !dirty || saving}
-          title={canEdit ? 'Save the definition (Ctrl+S)' : deniedTitle(session, 'edit DAGs')}
-          onClick={() => void save()}
-        >
-          {saving ? 'Saving…' : 'Save'}
-        </button>
-      </div>
-      {failure && <ErrorBox error={failure} what="saving the definition" />}
-      <div className="editor">
-        <div className="gutter" ref={gutter} aria-hidden="true">
-          {Array.from({ length: lineCount }, (_, i) => (
-            <div key={i} className={bad.has(i + 1) ? 'bad' : undefined}>
-              {i + 1}
-            </div>
-          ))}
-        </div>
-        <textarea
-          ref={area}
-          aria-label="DAG definition (YAML)"
-          spellCheck={false}
-          value={text}
-          readOnly={!canEdit}
-          onChange={(e) => setText(e.target.value)}
-          onScroll={(e) => {
-            if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
-          }}
-          onKeyDown={(e) => {
-            if ((e.ctrlKey || e.metaKey) && e.key === 's') {
-              e.preventDefault();
-              if (canEdit && dirty) void save();
-            }
-          }}
-        />
-      </div>
-      {problems.length > 0 && (
-        <ul className="problems" aria-label="Problems">
-          {problems.map((p, i) => (
-            <li key={i}>
-              {p.line !== undefined ? (
-                <button type="button" className="link" onClick={() => jump(p.line ?? 1)}>
-                  line {p.line}
-                </button>
-              ) : null}{' '}
-              {p.message}
-            </li>
-          ))}
-        </ul>
-      )}
+      <SpecToolbar draft={draft} canEdit={canEdit} />
+      {draft.failure && <ErrorBox error={draft.failure} what="saving the definition" />}
+      <SpecText draft={draft} canEdit={canEdit} bad={problemLines(problems)} area={area} />
+      {problems.length > 0 && <ProblemList problems={problems} onJump={jump} />}
     </div>
   );
 };

@@ -6,19 +6,13 @@ import { useRouter } from '../router';
 import { Dialog } from './dialog';
 import { ErrorBox } from './error-box';
 
+type Mode = 'start' | 'enqueue';
+
 /**
- * Start or enqueue a DAG with parameters and an optional run id. The DAG's
- * `runConfig.disableParamEdit` / `disableRunIdEdit` make those fields read-only.
+ * The dialog's fields (parameters preset to the DAG's defaults) and `submit`, which starts or
+ * enqueues the run and opens its page.
  */
-export const StartDialog = ({
-  fileName,
-  mode,
-  onClose,
-}: {
-  fileName: string;
-  mode: 'start' | 'enqueue';
-  onClose: () => void;
-}) => {
+const useStartForm = (fileName: string, mode: Mode, onClose: () => void) => {
   const { api, toast } = useApp();
   const router = useRouter();
   const [details, setDetails] = useState<DagDetailsResponse>();
@@ -59,10 +53,76 @@ export const StartDialog = ({
     }
   };
 
+  return { details, params, setParams, runId, setRunId, queue, setQueue, error, busy, submit };
+};
+type StartForm = ReturnType<typeof useStartForm>;
+
+const StartFields = ({ form, mode }: { form: StartForm; mode: Mode }) => {
+  const rc = form.details?.dag.runConfig;
+  return (
+    <form
+      className="form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void form.submit();
+      }}
+    >
+      <label>
+        Parameters
+        <textarea
+          name="params"
+          rows={3}
+          value={form.params}
+          onChange={(e) => form.setParams(e.target.value)}
+          readOnly={rc?.disableParamEdit ?? false}
+          placeholder='KEY=value "positional" or {"KEY":"value"}'
+        />
+        {rc?.disableParamEdit && <small>This DAG does not allow editing its parameters.</small>}
+      </label>
+      <label>
+        Run id (optional)
+        <input
+          name="dagRunId"
+          value={form.runId}
+          onChange={(e) => form.setRunId(e.target.value)}
+          disabled={rc?.disableRunIdEdit ?? false}
+          placeholder="generated when empty"
+        />
+        {rc?.disableRunIdEdit && <small>This DAG does not allow choosing the run id.</small>}
+      </label>
+      {mode === 'enqueue' && (
+        <label>
+          Queue (optional)
+          <input
+            name="queue"
+            value={form.queue}
+            onChange={(e) => form.setQueue(e.target.value)}
+            placeholder={form.details?.dag.queue || 'the DAG’s own queue'}
+          />
+        </label>
+      )}
+    </form>
+  );
+};
+
+/**
+ * Start or enqueue a DAG with parameters and an optional run id. The DAG's
+ * `runConfig.disableParamEdit` / `disableRunIdEdit` make those fields read-only.
+ */
+export const StartDialog = ({
+  fileName,
+  mode,
+  onClose,
+}: {
+  fileName: string;
+  mode: Mode;
+  onClose: () => void;
+}) => {
+  const form = useStartForm(fileName, mode, onClose);
   const verb = mode === 'start' ? 'Start' : 'Enqueue';
   return (
     <Dialog
-      title={`${verb} ${details?.dag.name ?? fileName}`}
+      title={`${verb} ${form.details?.dag.name ?? fileName}`}
       onClose={onClose}
       footer={
         <>
@@ -72,57 +132,18 @@ export const StartDialog = ({
           <button
             type="button"
             className="primary"
-            disabled={!details || busy}
-            onClick={() => void submit()}
+            disabled={!form.details || form.busy}
+            onClick={() => void form.submit()}
           >
-            {busy ? `${verb}ing…` : verb}
+            {form.busy ? `${verb}ing…` : verb}
           </button>
         </>
       }
     >
-      {error && <ErrorBox error={error} what={mode === 'start' ? 'starting' : 'enqueueing'} />}
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
-        <label>
-          Parameters
-          <textarea
-            name="params"
-            rows={3}
-            value={params}
-            onChange={(e) => setParams(e.target.value)}
-            readOnly={rc?.disableParamEdit ?? false}
-            placeholder='KEY=value "positional" or {"KEY":"value"}'
-          />
-          {rc?.disableParamEdit && <small>This DAG does not allow editing its parameters.</small>}
-        </label>
-        <label>
-          Run id (optional)
-          <input
-            name="dagRunId"
-            value={runId}
-            onChange={(e) => setRunId(e.target.value)}
-            disabled={rc?.disableRunIdEdit ?? false}
-            placeholder="generated when empty"
-          />
-          {rc?.disableRunIdEdit && <small>This DAG does not allow choosing the run id.</small>}
-        </label>
-        {mode === 'enqueue' && (
-          <label>
-            Queue (optional)
-            <input
-              name="queue"
-              value={queue}
-              onChange={(e) => setQueue(e.target.value)}
-              placeholder={details?.dag.queue || 'the DAG’s own queue'}
-            />
-          </label>
-        )}
-      </form>
+      {form.error && (
+        <ErrorBox error={form.error} what={mode === 'start' ? 'starting' : 'enqueueing'} />
+      )}
+      <StartFields form={form} mode={mode} />
     </Dialog>
   );
 };

@@ -1,0 +1,30 @@
+import type { ApiRunDetails } from '@trellis/contract';
+import { elapsed, formatDuration, formatTime } from '../../lib/time';
+
+/** Started, finished, duration (ticking while it runs), when queued, and the parameters. */
+export const RunFacts = ({ r, now }: { r: ApiRunDetails; now: number }) => (
+  <dl className="facts">
+    <div>
+      <dt>Started</dt>
+      <dd>{formatTime(r.startedAt) || '—'}</dd>
+    </div>
+    <div>
+      <dt>Finished</dt>
+      <dd>{formatTime(r.finishedAt) || '—'}</dd>
+    </div>
+    <div>
+      <dt>Duration</dt>
+      <dd>{formatDuration(elapsed(r.startedAt, r.finishedAt, now)) || '—'}</dd>
+    </div>
+    {r.queuedAt && (
+      <div>
+        <dt>Queued</dt>
+        <dd>{formatTime(r.queuedAt)}</dd>
+      </div>
+    )}
+    <div>
+      <dt>Parameters</dt>
+      <dd className="mono">{r.params && r.params !== '{}' ? r.params : '—'}</dd>
+    </div>
+  </dl>
+);
