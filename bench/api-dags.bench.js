@@ -79,7 +79,7 @@ export default async function run() {
     clock: systemClock,
     dags,
     runs: {},
-    runQueries: {},
+    reads: {},
     auth: noAuth,
     log: { warn: () => undefined, error: (m, e) => console.error(m, e) },
     health: async () => ({}),

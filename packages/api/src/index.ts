@@ -34,7 +34,6 @@ export {
   type RouteResult,
 } from './http/define-routes.js';
 export type { HttpDeps } from './http/deps.js';
-export type { RunQueries, RunSummaryRecord, LogChunkData } from './http/run-queries.js';
 export {
   noAuth,
   describePermission,

@@ -34,3 +34,13 @@ export type {
   LoadedDag,
 } from './dags/dag-catalog-port.js';
 export type { DagRunSummary } from './dags/dag-catalog-port.js';
+export {
+  RunReads,
+  findNode,
+  type LogChunkData,
+  type LogWindowQuery,
+  type RunListFilter,
+  type RunReadStore,
+  type RunSummaryRecord,
+} from './runs/run-reads.js';
+export { queueOccupancy, type QueueOccupancy } from './queues/queue-occupancy.js';

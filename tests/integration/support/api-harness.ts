@@ -12,7 +12,7 @@ import { systemClock, sequentialIdGenerator } from '@trellis/core';
 import { createLocalDispatcher } from '@trellis/dispatch';
 import { EngineEvents } from '@trellis/engine';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
-import { RunService, type DagDefinitions } from '@trellis/services';
+import { RunReads, RunService, type DagDefinitions } from '@trellis/services';
 import { DagFileLoader } from '@trellis/store';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
@@ -80,7 +80,7 @@ export const apiHarness = (
     clock: systemClock,
     dags,
     runs,
-    runQueries: store,
+    reads: new RunReads(store),
     auth: opts.auth ?? noAuth,
     log: { warn: () => undefined, error: () => undefined },
     health: () => Promise.resolve({}),

@@ -49,7 +49,7 @@ export const useDagRoutes = (): DagRoutesFixture => {
       clock,
       dags,
       runs: {} as never,
-      runQueries: {} as never,
+      reads: {} as never,
       auth,
       log: { warn: () => undefined, error: () => undefined },
       health: () => Promise.resolve({}),

@@ -29,7 +29,7 @@ const testDeps = (over: Partial<HttpDeps> = {}): HttpDeps => ({
   clock: new FakeClock('2026-01-02T03:04:05.000Z'),
   dags: unused('dags'),
   runs: unused('runs'),
-  runQueries: unused('runQueries'),
+  reads: unused('reads'),
   auth: noAuth,
   log: { warn: () => undefined, error: () => undefined },
   health: () => Promise.resolve({}),

@@ -1,11 +1,10 @@
 import type { Clock } from '@trellis/core';
 import type { WorkerInfo } from '@trellis/contract';
-import type { DagDefinitions, RunService } from '@trellis/services';
+import type { CustomQueue, DagDefinitions, RunReads, RunService } from '@trellis/services';
 import type { HttpLogger } from '../errors/error-middleware.js';
 import type { Authenticator } from './auth.js';
-import type { RunQueries } from './run-queries.js';
 
-/** What the HTTP layer needs: services and probes, never a concrete store (ARCHITECTURE.md 5). */
+/** What the HTTP layer needs: services and probes, never a concrete store (docs/architecture.md). */
 export interface HttpDeps {
   readonly version: string;
   /** When this server started (health `uptime`). */
@@ -13,7 +12,8 @@ export interface HttpDeps {
   readonly clock: Clock;
   readonly dags: DagDefinitions;
   readonly runs: RunService;
-  readonly runQueries: RunQueries;
+  /** Stored runs, their children and logs: the API reads runs only through here. */
+  readonly reads: RunReads;
   readonly auth: Authenticator;
   readonly log: HttpLogger;
   /** Store writable, scheduler answering; an `error` makes /health answer 503. */
@@ -21,7 +21,7 @@ export interface HttpDeps {
   /** Prometheus text exposition of the `svc_*` metrics. */
   readonly metrics: () => Promise<{ readonly contentType: string; readonly body: string }>;
   /** Custom queues from config.yaml (`queues`), for GET /queues. @default [] */
-  readonly queueConfig?: readonly { readonly name: string; readonly maxConcurrency: number }[];
+  readonly queueConfig?: readonly CustomQueue[];
   /**
    * The coordinator's worker registry (distributed mode). Absent when no coordinator runs in this
    * process: GET /workers answers 503 service_unavailable.

@@ -104,7 +104,7 @@ const testDeps = (auth: Authenticator): HttpDeps => ({
   clock: new FakeClock('2026-01-02T03:04:05.000Z'),
   dags: unused('dags'),
   runs: unused('runs'),
-  runQueries: unused('runQueries'),
+  reads: unused('reads'),
   auth,
   log: { warn: () => undefined, error: () => undefined },
   health: () => Promise.resolve({}),

@@ -1,8 +1,7 @@
-import { RunStatus } from '@trellis/core';
 import { ListQueuesResponse } from '@trellis/contract';
 import { defineRoutes } from '../http/define-routes.js';
 import type { HttpDeps } from '../http/deps.js';
-import type { RunSummaryRecord } from '../http/run-queries.js';
+import { queueOccupancy } from '@trellis/services';
 import { toApiRunSummary } from '../wire/run.mapper.js';
 
 /**
@@ -14,36 +13,18 @@ export const queueRoutes = defineRoutes<HttpDeps>((r) => [
     response: ListQueuesResponse,
     summary: 'Queues with their running and queued runs',
     handler: async (_in, deps) => {
-      const [running, queued] = await Promise.all([
-        deps.runQueries.listRuns({ status: RunStatus.Running }),
-        deps.runQueries.listRuns({ status: RunStatus.Queued }),
-      ]);
-      const custom = new Map((deps.queueConfig ?? []).map((q) => [q.name, q.maxConcurrency]));
-      const groups = new Map<string, { running: RunSummaryRecord[]; queued: RunSummaryRecord[] }>();
-      for (const name of custom.keys()) groups.set(name, { running: [], queued: [] });
-      const add = (run: RunSummaryRecord, kind: 'running' | 'queued'): void => {
-        const name = run.queue || run.name;
-        const g = groups.get(name) ?? { running: [], queued: [] };
-        g[kind].push(run);
-        groups.set(name, g);
-      };
-      running.forEach((x) => add(x, 'running'));
-      queued.forEach((x) => add(x, 'queued'));
-      const queues = [...groups.entries()]
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([name, g]) => ({
-          name,
-          type: custom.has(name) ? ('custom' as const) : ('dag-based' as const),
-          ...(custom.has(name) ? { maxConcurrency: custom.get(name) ?? 1 } : {}),
-          summary: {
-            running: g.running.length,
-            queued: g.queued.length,
-            total: g.running.length + g.queued.length,
-          },
-          runningDAGRuns: g.running.map((x) => toApiRunSummary(x)),
-          // FIFO: oldest queued first
-          queuedDAGRuns: [...g.queued].reverse().map((x) => toApiRunSummary(x)),
-        }));
+      const queues = (await queueOccupancy(deps.reads, deps.queueConfig ?? [])).map((q) => ({
+        name: q.name,
+        type: q.type,
+        ...(q.maxConcurrency !== undefined ? { maxConcurrency: q.maxConcurrency } : {}),
+        summary: {
+          running: q.running.length,
+          queued: q.queued.length,
+          total: q.running.length + q.queued.length,
+        },
+        runningDAGRuns: q.running.map((x) => toApiRunSummary(x)),
+        queuedDAGRuns: q.queued.map((x) => toApiRunSummary(x)),
+      }));
       return { status: 200, body: { queues } };
     },
   }),

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { RunStatus } from '@trellis/core';
-import { AppError, ErrorCode, notFound } from '@trellis/core';
-import type { DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
+import { AppError, ErrorCode } from '@trellis/core';
 import type { StartedRun } from '@trellis/services';
 import { defineRoutes } from '../http/define-routes.js';
 import type { HttpDeps } from '../http/deps.js';
@@ -38,29 +37,6 @@ const window = (q: z.infer<typeof RunLogQuery>) => ({
   ...(q.limit !== undefined ? { limit: q.limit } : {}),
 });
 
-/** A run by name and id, `latest` meaning the most recent run of the DAG. */
-const findRun = (deps: HttpDeps, ref: RunRef): Promise<DagRunRecord> =>
-  ref.dagRunId === 'latest' ? deps.runQueries.latestRun(ref.name) : deps.runQueries.getRun(ref);
-
-/** A child run somewhere under the root run `root` (children are stored under their root). */
-const findChild = async (deps: HttpDeps, root: RunRef, childId: string): Promise<DagRunRecord> => {
-  const summaries = await deps.runQueries.listChildren(root);
-  const child = summaries.find((c) => c.dagRunId === childId);
-  if (!child)
-    throw notFound('child run', `${childId} of run ${root.dagRunId} of DAG "${root.name}"`);
-  return deps.runQueries.getRun({ name: child.name, dagRunId: childId }, { root });
-};
-
-/** The root run named in a children path, and the child under it. */
-const findChildOfPath = async (
-  deps: HttpDeps,
-  p: { name: string; dagRunId: string; childDAGRunId: string },
-): Promise<{ root: RunRef; child: DagRunRecord }> => {
-  const run = await findRun(deps, p);
-  const root = { name: run.name, dagRunId: run.dagRunId };
-  return { root, child: await findChild(deps, root, p.childDAGRunId) };
-};
-
 /**
  * The answer to a start, retry or inline run: `{dagRunId}` (the run is running on disk by then);
  * the run goes on in this process, and a failure to finish it is a bug worth a log line.
@@ -72,35 +48,8 @@ const answerStarted = (deps: HttpDeps, started: StartedRun) => {
   return { status: 200, body: { dagRunId: started.record.dagRunId } };
 };
 
-const findNode = (run: DagRunRecord, stepName: string): NodeRecord => {
-  const node = [...run.nodes, run.onSuccess, run.onFailure, run.onCancel, run.onExit].find(
-    (n) => n?.step.name === stepName,
-  );
-  if (!node) throw notFound('step', `${stepName} in run ${run.dagRunId} of DAG "${run.name}"`);
-  return node;
-};
-
-/** The chunk of a log that does not exist yet. */
-const EMPTY_LOG = { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
-
-/** A run's own log; a run that has not started yet (queued) has an empty one, not a 404. */
-const runLog = (deps: HttpDeps, run: DagRunRecord, q: z.infer<typeof RunLogQuery>) =>
-  run.startedAt === '' ? EMPTY_LOG : deps.runQueries.readLog(run.log, window(q));
-
-const stepLog = async (
-  deps: HttpDeps,
-  run: DagRunRecord,
-  q: z.infer<typeof StepLogQuery>,
-  stepName: string,
-) => {
-  const node = findNode(run, stepName);
-  const path = q.stream === 'stderr' ? node.stderr : node.stdout;
-  if (!path) return EMPTY_LOG;
-  return deps.runQueries.readLog(path, window(q));
-};
-
 const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: string) => {
-  const runs = await deps.runQueries.listRuns({
+  const runs = await deps.reads.list({
     ...(name !== undefined ? { name } : q.name !== undefined ? { name: q.name } : {}),
     ...(q.status !== undefined ? { status: q.status as RunStatus } : {}),
     ...(q.fromDate !== undefined ? { fromMs: q.fromDate * 1000 } : {}),
@@ -167,10 +116,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     summary: "The DAG's recent runs (newest first, at most 30) and the run history grid",
     handler: async ({ params }, deps) => {
       const details = await deps.dags.get(params.fileName);
-      const summaries = await deps.runQueries.listRuns({ name: details.dag.name, limit: 30 });
-      const runs = await Promise.all(
-        summaries.map((s) => deps.runQueries.getRun({ name: s.name, dagRunId: s.dagRunId })),
-      );
+      const runs = await deps.reads.recent(details.dag.name, 30);
       return {
         status: 200,
         body: { dagRuns: runs.map((x) => toApiRunSummary(x)), gridData: toGridData(runs) },
@@ -183,7 +129,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     summary: 'One run of the DAG (`latest` for the most recent)',
     handler: async ({ params }, deps) => {
       const details = await deps.dags.get(params.fileName);
-      const run = await findRun(deps, { name: details.dag.name, dagRunId: params.dagRunId });
+      const run = await deps.reads.find({ name: details.dag.name, dagRunId: params.dagRunId });
       return { status: 200, body: { dagRun: toApiRunDetails(run) } };
     },
   }),
@@ -226,7 +172,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     summary: 'One run (`latest` for the most recent)',
     handler: async ({ params }, deps) => ({
       status: 200,
-      body: { dagRunDetails: toApiRunDetails(await findRun(deps, params)) },
+      body: { dagRunDetails: toApiRunDetails(await deps.reads.find(params)) },
     }),
   }),
   r.post('/dag-runs/:name/:dagRunId/stop', {
@@ -271,7 +217,10 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: LogChunkSchema,
     summary: 'The run log',
     handler: async ({ params, query }, deps) => {
-      return { status: 200, body: await runLog(deps, await findRun(deps, params), query) };
+      return {
+        status: 200,
+        body: await deps.reads.runLog(await deps.reads.find(params), window(query)),
+      };
     },
   }),
   r.get('/dag-runs/:name/:dagRunId/steps/:stepName/log', {
@@ -281,7 +230,12 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     summary: "A step's stdout (default) or stderr log",
     handler: async ({ params, query }, deps) => ({
       status: 200,
-      body: await stepLog(deps, await findRun(deps, params), query, params.stepName),
+      body: await deps.reads.stepLog(
+        await deps.reads.find(params),
+        params.stepName,
+        query.stream,
+        window(query),
+      ),
     }),
   }),
   r.patch('/dag-runs/:name/:dagRunId/steps/:stepName/status', {
@@ -291,7 +245,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     permission: 'runs:write',
     summary: "Set a step's status (0-5) in a run that is not running",
     handler: async ({ params, body }, deps) => {
-      const run = await findRun(deps, params);
+      const run = await deps.reads.find(params);
       await deps.runs.setStepStatus(
         { name: run.name, dagRunId: run.dagRunId },
         params.stepName,
@@ -305,7 +259,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: z.object({ dagRunDetails: RunDetailsSchema }),
     summary: 'A child run under the root run',
     handler: async ({ params }, deps) => {
-      const { child } = await findChildOfPath(deps, params);
+      const { child } = await deps.reads.childOf(params);
       return { status: 200, body: { dagRunDetails: toApiRunDetails(child) } };
     },
   }),
@@ -315,8 +269,8 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: LogChunkSchema,
     summary: "A child run's log",
     handler: async ({ params, query }, deps) => {
-      const { child } = await findChildOfPath(deps, params);
-      return { status: 200, body: await runLog(deps, child, query) };
+      const { child } = await deps.reads.childOf(params);
+      return { status: 200, body: await deps.reads.runLog(child, window(query)) };
     },
   }),
   r.get('/dag-runs/:name/:dagRunId/children/:childDAGRunId/steps/:stepName/log', {
@@ -325,8 +279,11 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: LogChunkSchema,
     summary: "A child run's step log",
     handler: async ({ params, query }, deps) => {
-      const { child } = await findChildOfPath(deps, params);
-      return { status: 200, body: await stepLog(deps, child, query, params.stepName) };
+      const { child } = await deps.reads.childOf(params);
+      return {
+        status: 200,
+        body: await deps.reads.stepLog(child, params.stepName, query.stream, window(query)),
+      };
     },
   }),
   r.patch('/dag-runs/:name/:dagRunId/children/:childDAGRunId/steps/:stepName/status', {
@@ -336,7 +293,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     permission: 'runs:write',
     summary: "Set a step's status in a child run",
     handler: async ({ params, body }, deps) => {
-      const { root: rootRef, child } = await findChildOfPath(deps, params);
+      const { root: rootRef, child } = await deps.reads.childOf(params);
       await deps.runs.setStepStatus(
         { name: child.name, dagRunId: child.dagRunId },
         params.stepName,

@@ -24,7 +24,7 @@ const deps = (auth: Authenticator = noAuth): HttpDeps => ({
   clock: new FakeClock('2026-01-02T03:04:05.000Z'),
   dags: unused('dags'),
   runs: unused('runs'),
-  runQueries: unused('runQueries'),
+  reads: unused('reads'),
   auth,
   log: { warn: () => undefined, error: () => undefined },
   health: () => Promise.resolve({}),

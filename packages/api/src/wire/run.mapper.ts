@@ -1,6 +1,6 @@
 import { nodeStatusLabel, runStatusLabel } from '@trellis/core';
 import { toApiStep, type ChildRunRef, type DagRunRecord, type NodeRecord } from '@trellis/spec';
-import type { RunSummaryRecord } from '../http/run-queries.js';
+import type { RunSummaryRecord } from '@trellis/services';
 import type { ApiNode, ApiRunDetails, ApiRunSummary } from '@trellis/contract';
 
 /** Run `params` as JSON object text in order (ARCHITECTURE.md section 6). */

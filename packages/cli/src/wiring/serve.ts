@@ -9,6 +9,7 @@ import {
   type HttpDeps,
 } from '@trellis/api';
 import { RunStatus, systemClock, type ConfigFlags } from '@trellis/core';
+import { RunReads } from '@trellis/services';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { findWebRoot } from './web-root.js';
@@ -88,7 +89,7 @@ export const serve = async (
     clock,
     dags,
     runs: rt.runs,
-    runQueries: store,
+    reads: new RunReads(store),
     auth: webAuth.auth,
     log: {
       warn: () => undefined, // refusals are answered to the caller; not worth a log line each

@@ -1,0 +1,132 @@
+import { notFound, type RunStatus } from '@trellis/core';
+import type { DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
+
+/** The run summary fields the list endpoints need (no nodes). */
+export type RunSummaryRecord = Omit<
+  DagRunRecord,
+  'nodes' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel' | 'preconditions'
+>;
+
+/** A log chunk (spec: Log chunk). */
+export interface LogChunkData {
+  readonly content: string;
+  readonly lineCount: number;
+  readonly totalLines: number;
+  readonly hasMore: boolean;
+  readonly isEstimate: boolean;
+}
+
+/** Which lines of a log: `tail` > `head` > `offset` (+`limit`) > `limit` alone. */
+export interface LogWindowQuery {
+  readonly head?: number;
+  readonly tail?: number;
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+/** Filters of a run listing. */
+export interface RunListFilter {
+  readonly name?: string;
+  readonly status?: RunStatus;
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  readonly dagRunIdContains?: string;
+  readonly limit?: number;
+}
+
+/** The read side of the run store, as the read use cases need it (`FsRunStore` implements it). */
+export interface RunReadStore {
+  listRuns(filter: RunListFilter): Promise<RunSummaryRecord[]>;
+  /** Throws not_found. */
+  getRun(ref: RunRef, opts?: { root?: RunRef }): Promise<DagRunRecord>;
+  /** Throws not_found. */
+  latestRun(dagName: string): Promise<DagRunRecord>;
+  listChildren(root: RunRef): Promise<RunSummaryRecord[]>;
+  readLog(path: string, q: LogWindowQuery): Promise<LogChunkData>;
+}
+
+/** The chunk of a log that does not exist yet. */
+const EMPTY_LOG: LogChunkData = {
+  content: '',
+  lineCount: 0,
+  totalLines: 0,
+  hasMore: false,
+  isEstimate: false,
+};
+
+/** A step or handler node of a run by its step name; not_found names both. */
+export const findNode = (run: DagRunRecord, stepName: string): NodeRecord => {
+  const node = [...run.nodes, run.onSuccess, run.onFailure, run.onCancel, run.onExit].find(
+    (n) => n?.step.name === stepName,
+  );
+  if (!node) throw notFound('step', `${stepName} in run ${run.dagRunId} of DAG "${run.name}"`);
+  return node;
+};
+
+/**
+ * The run read use cases behind the API (runs, children, logs): the API reaches stored runs only
+ * through here, never through the store.
+ */
+export class RunReads {
+  constructor(private readonly store: RunReadStore) {}
+
+  /** Run summaries newest first. */
+  list(filter: RunListFilter): Promise<RunSummaryRecord[]> {
+    return this.store.listRuns(filter);
+  }
+
+  /** A run by name and id, `latest` meaning the most recent run of the DAG. */
+  find(ref: RunRef): Promise<DagRunRecord> {
+    return ref.dagRunId === 'latest' ? this.store.latestRun(ref.name) : this.store.getRun(ref);
+  }
+
+  /** The DAG's most recent runs in full, newest first (the run history grid). */
+  async recent(dagName: string, limit: number): Promise<DagRunRecord[]> {
+    const summaries = await this.store.listRuns({ name: dagName, limit });
+    return Promise.all(
+      summaries.map((s) => this.store.getRun({ name: s.name, dagRunId: s.dagRunId })),
+    );
+  }
+
+  /** Child runs stored under the root run `root`. */
+  children(root: RunRef): Promise<RunSummaryRecord[]> {
+    return this.store.listChildren(root);
+  }
+
+  /** A child run somewhere under the root run `root` (children are stored under their root). */
+  async child(root: RunRef, childId: string): Promise<DagRunRecord> {
+    const summaries = await this.store.listChildren(root);
+    const child = summaries.find((c) => c.dagRunId === childId);
+    if (!child)
+      throw notFound('child run', `${childId} of run ${root.dagRunId} of DAG "${root.name}"`);
+    return this.store.getRun({ name: child.name, dagRunId: childId }, { root });
+  }
+
+  /** The root run named by name and id (or `latest`), and the child under it. */
+  async childOf(p: {
+    name: string;
+    dagRunId: string;
+    childDAGRunId: string;
+  }): Promise<{ root: RunRef; child: DagRunRecord }> {
+    const run = await this.find(p);
+    const root = { name: run.name, dagRunId: run.dagRunId };
+    return { root, child: await this.child(root, p.childDAGRunId) };
+  }
+
+  /** A run's own log; a run that has not started yet (queued) has an empty one, not a 404. */
+  runLog(run: DagRunRecord, q: LogWindowQuery): Promise<LogChunkData> {
+    return run.startedAt === '' ? Promise.resolve(EMPTY_LOG) : this.store.readLog(run.log, q);
+  }
+
+  /** A step's stdout or stderr; a step that has not written it yet has an empty one. */
+  stepLog(
+    run: DagRunRecord,
+    stepName: string,
+    stream: 'stdout' | 'stderr',
+    q: LogWindowQuery,
+  ): Promise<LogChunkData> {
+    const node = findNode(run, stepName);
+    const path = stream === 'stderr' ? node.stderr : node.stdout;
+    return path ? this.store.readLog(path, q) : Promise.resolve(EMPTY_LOG);
+  }
+}
