@@ -6,7 +6,7 @@ import { normalizeExecutorConfig, readExecutorRef } from './executor.js';
 import type { StepDefaults } from './step-defaults.js';
 
 /** A step's `command` compiled into program, args and script. */
-export interface StepCommand {
+interface StepCommand {
   readonly command?: string;
   readonly args: string[];
   readonly cmdWithArgs?: string;
