@@ -60,14 +60,37 @@ const OUTCOME_OF: Readonly<Record<number, RunOutcome>> = {
 /**
  * Builds the `svc_*` metrics of the spec (Endpoints > System) on a private prom-client registry,
  * plus prom-client's default process and Node.js metrics. Names and labels are exactly the
- * spec's (ARCHITECTURE.md section 6); `svc_dag_runs_total` counts since this process started;
- * `go_version` of `svc_info` holds the runtime version (`node-v20...`).
+ * spec's; `svc_dag_runs_total` counts since this process started; `go_version` of `svc_info`
+ * holds the runtime version (`node-v20...`). The exposition lists them in registration order.
  */
 export const createMetrics = (options: MetricsOptions): Metrics => {
-  const { sources, clock, startedAt } = options;
+  const { sources } = options;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerServiceGauges(registry, options);
+  const runsTotal = registerRunMetrics(registry, sources);
+  const fleet = sources.fleet;
+  if (fleet) registerFleetGauges(registry, fleet);
+  const dispatchLatency = new Histogram({
+    name: 'svc_dispatch_latency_seconds',
+    help: 'Time from putting a run on its dispatch queue to a worker claiming it.',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: fleet ? [registry] : [],
+  });
 
+  return {
+    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    recordDispatchLatency: (ms) => dispatchLatency.observe(ms / 1000),
+    recordRunFinished: (status) => {
+      const outcome = OUTCOME_OF[status];
+      if (outcome !== undefined) runsTotal.inc({ status: outcome });
+    },
+  };
+};
+
+/** `svc_info` and `svc_uptime_seconds`. */
+const registerServiceGauges = (registry: Registry, options: MetricsOptions): void => {
+  const { clock, startedAt } = options;
   new Gauge({
     name: 'svc_info',
     help: 'Service build information; the value is always 1.',
@@ -89,6 +112,13 @@ export const createMetrics = (options: MetricsOptions): Metrics => {
       this.set(Math.max(0, (clock.now().getTime() - startedAt.getTime()) / 1000));
     },
   });
+};
+
+/**
+ * The run and DAG metrics: running and queued runs, `svc_dag_runs_total` (returned, for
+ * {@link Metrics.recordRunFinished}), stored DAGs and the scheduler's state.
+ */
+const registerRunMetrics = (registry: Registry, sources: MetricSources): Counter<'status'> => {
   new Gauge({
     name: 'svc_dag_runs_currently_running',
     help: 'DAG runs currently running.',
@@ -129,43 +159,29 @@ export const createMetrics = (options: MetricsOptions): Metrics => {
       this.set((await sources.schedulerRunning()) ? 1 : 0);
     },
   });
+  return runsTotal;
+};
 
-  const fleet = sources.fleet;
-  if (fleet) {
-    new Gauge({
-      name: 'svc_workers',
-      help: 'Workers known to the coordinator, by health (from heartbeat age).',
-      labelNames: ['health'] as const,
-      registers: [registry],
-      collect() {
-        const counts = fleet.workersByHealth();
-        for (const health of ['healthy', 'warning', 'unhealthy'])
-          this.set({ health }, counts[health] ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'svc_dispatch_queue_depth',
-      help: 'Runs waiting on each dispatch queue (named after its worker selector) for a worker.',
-      labelNames: ['queue'] as const,
-      registers: [registry],
-      async collect() {
-        for (const [queue, n] of Object.entries(await fleet.queueDepths())) this.set({ queue }, n);
-      },
-    });
-  }
-  const dispatchLatency = new Histogram({
-    name: 'svc_dispatch_latency_seconds',
-    help: 'Time from putting a run on its dispatch queue to a worker claiming it.',
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: fleet ? [registry] : [],
-  });
-
-  return {
-    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
-    recordDispatchLatency: (ms) => dispatchLatency.observe(ms / 1000),
-    recordRunFinished: (status) => {
-      const outcome = OUTCOME_OF[status];
-      if (outcome !== undefined) runsTotal.inc({ status: outcome });
+/** Distributed mode: `svc_workers` by health and `svc_dispatch_queue_depth` per queue. */
+const registerFleetGauges = (registry: Registry, fleet: FleetMetricSources): void => {
+  new Gauge({
+    name: 'svc_workers',
+    help: 'Workers known to the coordinator, by health (from heartbeat age).',
+    labelNames: ['health'] as const,
+    registers: [registry],
+    collect() {
+      const counts = fleet.workersByHealth();
+      for (const health of ['healthy', 'warning', 'unhealthy'])
+        this.set({ health }, counts[health] ?? 0);
     },
-  };
+  });
+  new Gauge({
+    name: 'svc_dispatch_queue_depth',
+    help: 'Runs waiting on each dispatch queue (named after its worker selector) for a worker.',
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    async collect() {
+      for (const [queue, n] of Object.entries(await fleet.queueDepths())) this.set({ queue }, n);
+    },
+  });
 };

@@ -57,6 +57,12 @@ const successStatusOf = (def: object): number => {
   return typeof declared === 'number' ? declared : 200;
 };
 
+/** The parts of a route definition the document reads (none depends on the routes' deps). */
+type DocumentedDef = Pick<
+  Route<unknown>['def'],
+  'params' | 'query' | 'body' | 'response' | 'permission' | 'summary'
+>;
+
 /**
  * Builds the OpenAPI 3.0.0 document of the given route tables from the same zod schemas the
  * routes validate with (spec: Versioning, rule 4): path and query parameters and the JSON body
@@ -80,77 +86,11 @@ export const buildOpenApi = <D>(
     for (let n = 2; usedIds.has(operationId); n++)
       operationId = `${operationIdOf(method, path)}${n}`;
     usedIds.add(operationId);
-
-    const parameters: ParameterObject[] = [];
-    const params = def.params
-      ? objectFields(toOpenApiSchema(def.params, 'input', `${operationId}Params`, schemas))
-      : undefined;
-    for (const name of pathParamNames(path)) {
-      const schema = params?.props[name] ?? { type: 'string' };
-      parameters.push({ name, in: 'path', required: true, schema });
-    }
-    if (def.query) {
-      const { props, required } = objectFields(
-        toOpenApiSchema(def.query, 'input', `${operationId}Query`, schemas),
-      );
-      for (const [name, schema] of Object.entries(props)) {
-        const description = typeof schema.description === 'string' ? schema.description : undefined;
-        parameters.push({
-          name,
-          in: 'query',
-          required: required.includes(name),
-          schema,
-          ...(description !== undefined ? { description } : {}),
-        });
-      }
-    }
-
-    const status = successStatusOf(def);
-    let success: ResponseObject;
-    if (status === 204 || !def.response)
-      success = { description: status === 204 ? 'No content' : 'Success' };
-    else if (def.response instanceof z.ZodString) {
-      success = {
-        description: 'Success',
-        content: { 'text/plain': { schema: { type: 'string' } } },
-      };
-    } else {
-      const schema = toOpenApiSchema(def.response, 'output', `${operationId}Response`, schemas);
-      success = { description: 'Success', content: { 'application/json': { schema } } };
-    }
-    const isPublic = def.permission === 'public';
-    const operation: OperationObject = {
-      operationId,
-      ...(def.summary !== undefined ? { summary: def.summary } : {}),
-      ...(parameters.length > 0 ? { parameters } : {}),
-      ...(def.body
-        ? {
-            requestBody: {
-              // The router parses an absent body as `{}` (define-routes).
-              required: !def.body.safeParse({}).success,
-              content: {
-                'application/json': {
-                  schema: toOpenApiSchema(def.body, 'input', `${operationId}Body`, schemas),
-                },
-              },
-            },
-          }
-        : {}),
-      responses: {
-        [String(status)]: success,
-        ...(isPublic ? {} : { '401': ref('Unauthorized'), '403': ref('Forbidden') }),
-        '4XX': ref('Error'),
-        '5XX': ref('Error'),
-      },
-      ...(isPublic ? { security: [] } : {}),
-    };
+    const operation = operationOf(def, path, operationId, schemas);
     const key = `${API_PREFIX}${toOpenApiPath(path)}`;
     paths[key] = { ...paths[key], [method]: operation };
   }
 
-  const errorContent = {
-    'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } },
-  };
   return {
     openapi: '3.0.0',
     info: {
@@ -162,32 +102,132 @@ export const buildOpenApi = <D>(
     },
     ...(options.basePath ? { servers: [{ url: options.basePath }] } : {}),
     paths,
-    components: {
-      schemas,
-      responses: {
-        Error: { description: 'An error: {code, message, details?}', content: errorContent },
-        Unauthorized: {
-          description: 'Missing or invalid credentials (code unauthorized)',
-          content: errorContent,
-          headers: {
-            'WWW-Authenticate': {
-              description: 'The challenge: Basic realm="trellis" or Bearer realm="trellis"',
-              schema: { type: 'string' },
+    components: componentsOf(schemas),
+    security: [{ basicAuth: [] }, { bearerAuth: [] }],
+  };
+};
+
+/**
+ * One route's operation. Schemas it names are added to `schemas`, in the order params, query,
+ * response, body.
+ */
+const operationOf = (
+  def: DocumentedDef,
+  path: string,
+  operationId: string,
+  schemas: Record<string, SchemaObject>,
+): OperationObject => {
+  const parameters = parametersOf(def, path, operationId, schemas);
+  const status = successStatusOf(def);
+  const success = successResponseOf(def, status, operationId, schemas);
+  const isPublic = def.permission === 'public';
+  return {
+    operationId,
+    ...(def.summary !== undefined ? { summary: def.summary } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(def.body
+      ? {
+          requestBody: {
+            // The router parses an absent body as `{}` (define-routes).
+            required: !def.body.safeParse({}).success,
+            content: {
+              'application/json': {
+                schema: toOpenApiSchema(def.body, 'input', `${operationId}Body`, schemas),
+              },
             },
           },
-        },
-        Forbidden: {
-          description:
-            'The caller lacks the permission; the message names the denied action (code forbidden)',
-          content: errorContent,
+        }
+      : {}),
+    responses: {
+      [String(status)]: success,
+      ...(isPublic ? {} : { '401': ref('Unauthorized'), '403': ref('Forbidden') }),
+      '4XX': ref('Error'),
+      '5XX': ref('Error'),
+    },
+    ...(isPublic ? { security: [] } : {}),
+  };
+};
+
+/** The path parameters (every `:name` of the path), then the query parameters. */
+const parametersOf = (
+  def: DocumentedDef,
+  path: string,
+  operationId: string,
+  schemas: Record<string, SchemaObject>,
+): ParameterObject[] => {
+  const parameters: ParameterObject[] = [];
+  const params = def.params
+    ? objectFields(toOpenApiSchema(def.params, 'input', `${operationId}Params`, schemas))
+    : undefined;
+  for (const name of pathParamNames(path)) {
+    const schema = params?.props[name] ?? { type: 'string' };
+    parameters.push({ name, in: 'path', required: true, schema });
+  }
+  if (def.query) {
+    const { props, required } = objectFields(
+      toOpenApiSchema(def.query, 'input', `${operationId}Query`, schemas),
+    );
+    for (const [name, schema] of Object.entries(props)) {
+      const description = typeof schema.description === 'string' ? schema.description : undefined;
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.includes(name),
+        schema,
+        ...(description !== undefined ? { description } : {}),
+      });
+    }
+  }
+  return parameters;
+};
+
+/** The success response: none for 204 or no schema, text for a string schema, else JSON. */
+const successResponseOf = (
+  def: DocumentedDef,
+  status: number,
+  operationId: string,
+  schemas: Record<string, SchemaObject>,
+): ResponseObject => {
+  if (status === 204 || !def.response)
+    return { description: status === 204 ? 'No content' : 'Success' };
+  if (def.response instanceof z.ZodString)
+    return {
+      description: 'Success',
+      content: { 'text/plain': { schema: { type: 'string' } } },
+    };
+  const schema = toOpenApiSchema(def.response, 'output', `${operationId}Response`, schemas);
+  return { description: 'Success', content: { 'application/json': { schema } } };
+};
+
+/** `components`: the named schemas, the shared error responses and the security schemes. */
+const componentsOf = (schemas: Record<string, SchemaObject>): OpenApiDocument['components'] => {
+  const errorContent = {
+    'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } },
+  };
+  return {
+    schemas,
+    responses: {
+      Error: { description: 'An error: {code, message, details?}', content: errorContent },
+      Unauthorized: {
+        description: 'Missing or invalid credentials (code unauthorized)',
+        content: errorContent,
+        headers: {
+          'WWW-Authenticate': {
+            description: 'The challenge: Basic realm="trellis" or Bearer realm="trellis"',
+            schema: { type: 'string' },
+          },
         },
       },
-      securitySchemes: {
-        basicAuth: { type: 'http', scheme: 'basic' },
-        bearerAuth: { type: 'http', scheme: 'bearer' },
+      Forbidden: {
+        description:
+          'The caller lacks the permission; the message names the denied action (code forbidden)',
+        content: errorContent,
       },
     },
-    security: [{ basicAuth: [] }, { bearerAuth: [] }],
+    securitySchemes: {
+      basicAuth: { type: 'http', scheme: 'basic' },
+      bearerAuth: { type: 'http', scheme: 'bearer' },
+    },
   };
 };
 

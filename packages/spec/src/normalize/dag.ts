@@ -1,33 +1,16 @@
 import { dirname } from 'node:path';
 import type { YamlPath } from '../yaml/problem.js';
-import { HANDLER_KINDS, handlerNodeName, type Dag, type HandlerKind } from '../model/dag.js';
-import type { Step } from '../model/step.js';
+import type { Dag } from '../model/dag.js';
 import { readConditions } from './conditions.js';
-import {
-  checkKeys,
-  isRecord,
-  readBool,
-  readInt,
-  readMap,
-  readString,
-  readStringList,
-  show,
-  type Ctx,
-} from './context.js';
-import { baseNameOf, dagNameProblem } from './dag-name.js';
+import { checkKeys, isRecord, readBool, readInt, readString, show, type Ctx } from './context.js';
+import { readDagHead } from './dag-head.js';
+import { readHandlers, readSteps } from './dag-steps.js';
 import { readEnvEntries } from './env.js';
-import { wireSteps, type StepItem } from './graph.js';
 import { readParams } from './params.js';
-import {
-  readContainer,
-  readMail,
-  readOtel,
-  readRegistryAuths,
-  readSmtp,
-  readSsh,
-} from './root-objects.js';
+import { readMail, readOtel, readRegistryAuths, readSmtp } from './root-objects.js';
 import { readSchedule } from './schedule.js';
-import { normalizeStep, readWorkerSelector, type StepDefaults } from './step.js';
+import type { StepDefaults } from './step-defaults.js';
+import { readWorkerSelector } from './step.js';
 
 export const ROOT_KEYS = [
   'name',
@@ -83,133 +66,59 @@ export interface NormalizeDagOptions {
 }
 
 const pos = (n: number): { min: number } => ({ min: n });
+const at = (k: string): YamlPath => [k];
+const UNLIMITED_OR_AT_LEAST_1 = {
+  min: 1,
+  special: -1,
+  hint: '-1 (unlimited) or an integer of at least 1',
+};
+
+/** The fields read after the steps that decide where runs go and whom they tell. */
+interface DagPlacement {
+  readonly workingDir: string;
+  readonly logDir: string | undefined;
+  readonly queue: string | undefined;
+  readonly otel: Dag['otel'];
+  readonly errorMail: Dag['errorMail'];
+  readonly infoMail: Dag['infoMail'];
+  readonly smtp: Dag['smtp'];
+}
 
 /**
  * Normalises one YAML document into a DAG. Always returns a DAG (fields with problems fall back to
  * their defaults), so callers can show a partial definition next to its problems.
  */
 export const normalizeDag = (ctx: Ctx, doc: unknown, opts: NormalizeDagOptions): Dag => {
-  const root: YamlPath = [];
-  const m = isRecord(doc) ? doc : {};
-  if (!isRecord(doc))
-    ctx.report(root, `a DAG must be a mapping of fields (name, steps, ...), got ${show(doc)}`);
-  checkKeys(ctx, m, root, ROOT_KEYS, 'a DAG');
-  const at = (k: string): YamlPath => [k];
-
-  const ownName = readString(ctx, m.name, at('name'));
-  let name = opts.name ?? ownName;
-  if (name === undefined && opts.isMain && opts.location) name = baseNameOf(opts.location);
-  // A later document of a multi-DAG file without a name is reported by parseDagFile, by number.
-  if (name === undefined) {
-    if (opts.isMain) ctx.report(root, 'this DAG has no name: add name: <name>');
-  } else {
-    const problem = dagNameProblem(name);
-    const fromFileName = opts.name === undefined && ownName === undefined;
-    if (problem && opts.name === undefined && ownName !== undefined)
-      ctx.report(at('name'), problem);
-    else if (problem)
-      // A name from the file name or from the caller is not written in the file: no line.
-      ctx.reportUnplaced(
-        root,
-        fromFileName
-          ? `${problem}; it comes from the file name, so rename the file or add name: <name>`
-          : problem,
-      );
-  }
-
-  const type =
-    m.type === undefined ? 'chain' : m.type === 'chain' || m.type === 'graph' ? m.type : undefined;
-  if (type === undefined) ctx.report(at('type'), `must be "chain" or "graph", got ${show(m.type)}`);
-
-  let tags = readStringList(ctx, m.tags, at('tags')) ?? [];
-  if (typeof m.tags === 'string') tags = m.tags.split(',');
-  tags = tags.map((t) => t.trim()).filter((t) => t !== '');
-
-  const container = readContainer(ctx, m.container, at('container'));
-  const ssh = readSsh(ctx, m.ssh, at('ssh'), 'ssh');
-  // The parsed values: `ssh: null` or `container: null` sets nothing, so it cannot conflict.
-  if (container !== undefined && ssh !== undefined)
-    ctx.report(
-      at('ssh'),
-      'ssh and container cannot both be set at DAG level: keep one, and set the other per step',
-    );
-
-  let dotenv = ['.env'];
-  if (m.dotenv !== undefined && m.dotenv !== null)
-    dotenv = readStringList(ctx, m.dotenv, at('dotenv')) ?? [];
-
-  const rc = readMap(ctx, m.runConfig, at('runConfig'), 'runConfig') ?? {};
-  checkKeys(ctx, rc, at('runConfig'), ['disableParamEdit', 'disableRunIdEdit'], 'runConfig');
-  const mailOn = readMap(ctx, m.mailOn, at('mailOn'), 'mailOn') ?? {};
-  checkKeys(ctx, mailOn, at('mailOn'), ['success', 'failure'], 'mailOn');
-
-  const checkRunTarget = (target: string): string | undefined => {
-    if (name !== undefined && target === name)
-      return `runs its own DAG ${show(target)}, which would never end`;
-    if (opts.localDagNames?.has(target) || !opts.dagExists || opts.dagExists(target))
-      return undefined;
-    return `child DAG ${show(target)} is neither in this file nor in the DAGs folder: check the name, or create it`;
-  };
+  const m = readRootMapping(ctx, doc);
+  const head = readDagHead(ctx, m, opts);
   const defaults: StepDefaults = {
-    hasContainer: container !== undefined,
-    ...(ssh ? { ssh } : {}),
-    checkRunTarget,
+    hasContainer: head.container !== undefined,
+    ...(head.ssh ? { ssh: head.ssh } : {}),
+    checkRunTarget: runTargetChecker(head.name, opts),
   };
   // A document that is not a mapping has one problem; "no steps" would only repeat it.
-  const steps = isRecord(doc) ? readSteps(ctx, m.steps, type ?? 'chain', defaults) : [];
+  const steps = isRecord(doc) ? readSteps(ctx, m.steps, head.type ?? 'chain', defaults) : [];
   const handlerOn = readHandlers(ctx, m.handlerOn, defaults);
-
-  const workingDir =
-    readString(ctx, m.workingDir, at('workingDir')) ??
-    (opts.location ? dirname(opts.location) : opts.cwd);
-  const logDir = readString(ctx, m.logDir, at('logDir'));
-  const queue = readString(ctx, m.queue, at('queue'));
-  if (queue !== undefined && queue.trim() === '')
-    ctx.report(at('queue'), 'queue name is empty: remove it or name a queue');
-  const otel = readOtel(ctx, m.otel, at('otel'));
-  const errorMail = readMail(ctx, m.errorMail, at('errorMail'), 'errorMail');
-  const infoMail = readMail(ctx, m.infoMail, at('infoMail'), 'infoMail');
-  const smtp = readSmtp(ctx, m.smtp, at('smtp'));
-
+  const place = readPlacement(ctx, m, opts);
+  const { container, ssh } = head;
+  const { logDir, queue, otel, errorMail, infoMail, smtp } = place;
   return {
-    name: name ?? '',
+    name: head.name ?? '',
     ...(opts.location ? { location: opts.location } : {}),
     description: readString(ctx, m.description, at('description')) ?? '',
     group: readString(ctx, m.group, at('group')) ?? '',
-    tags,
-    type: type ?? 'chain',
-    schedule: readSchedule(ctx, m.schedule, at('schedule')),
-    skipIfSuccessful: readBool(ctx, m.skipIfSuccessful, at('skipIfSuccessful')) ?? false,
-    restartWaitSec: readInt(ctx, m.restartWaitSec, at('restartWaitSec'), pos(0)) ?? 0,
-    maxActiveRuns:
-      readInt(ctx, m.maxActiveRuns, at('maxActiveRuns'), {
-        min: 1,
-        special: -1,
-        hint: '-1 (unlimited) or an integer of at least 1',
-      }) ?? 1,
-    maxActiveSteps:
-      readInt(ctx, m.maxActiveSteps, at('maxActiveSteps'), {
-        min: 1,
-        special: -1,
-        hint: '-1 (unlimited) or an integer of at least 1',
-      }) ?? 1,
-    timeoutSec: readInt(ctx, m.timeoutSec, at('timeoutSec'), pos(0)) ?? 0,
-    delaySec: readInt(ctx, m.delaySec, at('delaySec'), pos(0)) ?? 0,
-    maxCleanUpTimeSec: readInt(ctx, m.maxCleanUpTimeSec, at('maxCleanUpTimeSec'), pos(0)) ?? 5,
+    tags: head.tags,
+    type: head.type ?? 'chain',
+    ...readRunLimits(ctx, m),
     preconditions: [
       ...readConditions(ctx, m.preconditions, at('preconditions')),
       ...readConditions(ctx, m.precondition, at('precondition')),
     ],
-    runConfig: {
-      disableParamEdit:
-        readBool(ctx, rc.disableParamEdit, ['runConfig', 'disableParamEdit']) ?? false,
-      disableRunIdEdit:
-        readBool(ctx, rc.disableRunIdEdit, ['runConfig', 'disableRunIdEdit']) ?? false,
-    },
+    runConfig: readRunConfig(ctx, head.runConfig),
     params: readParams(ctx, m.params, at('params')),
     env: readEnvEntries(ctx, m.env, at('env')),
-    dotenv,
-    workingDir,
+    dotenv: head.dotenv,
+    workingDir: place.workingDir,
     ...(logDir !== undefined ? { logDir } : {}),
     histRetentionDays: readInt(ctx, m.histRetentionDays, at('histRetentionDays'), pos(1)) ?? 30,
     maxOutputSize: readInt(ctx, m.maxOutputSize, at('maxOutputSize'), pos(1)) ?? 1_048_576,
@@ -217,10 +126,7 @@ export const normalizeDag = (ctx: Ctx, doc: unknown, opts: NormalizeDagOptions):
     ...(ssh ? { ssh } : {}),
     ...(queue !== undefined && queue.trim() !== '' ? { queue: queue.trim() } : {}),
     ...(otel ? { otel } : {}),
-    mailOn: {
-      success: readBool(ctx, mailOn.success, ['mailOn', 'success']) ?? false,
-      failure: readBool(ctx, mailOn.failure, ['mailOn', 'failure']) ?? false,
-    },
+    mailOn: readMailOn(ctx, head.mailOn),
     ...(errorMail ? { errorMail } : {}),
     ...(infoMail ? { infoMail } : {}),
     ...(smtp ? { smtp } : {}),
@@ -231,90 +137,85 @@ export const normalizeDag = (ctx: Ctx, doc: unknown, opts: NormalizeDagOptions):
   };
 };
 
-/** `steps`: a list (strings, mappings, nested lists = parallel groups) or a name -> step mapping. */
-const readSteps = (
-  ctx: Ctx,
-  v: unknown,
-  type: 'chain' | 'graph',
-  defaults: StepDefaults,
-): Step[] => {
-  const path: YamlPath = ['steps'];
-  if (v === undefined || v === null) {
-    ctx.report([], 'this DAG has no steps: add steps: with at least one step');
-    return [];
-  }
-  const items: StepItem[] = [];
-  if (isRecord(v)) {
-    // A mapping of name -> step (a peer form); order is the order written.
-    for (const [key, raw] of Object.entries(v)) {
-      // The key is the step's name, also for the plain-string form (`build: make all`).
-      const step = isRecord(raw)
-        ? { name: key, ...raw }
-        : typeof raw === 'string'
-          ? { name: key, command: raw }
-          : raw;
-      const d = normalizeStep(ctx, step, [...path, key], defaults);
-      if (d) items.push({ kind: 'step', draft: d });
-    }
-  } else if (Array.isArray(v)) {
-    v.forEach((raw, i) => {
-      if (Array.isArray(raw)) {
-        if (raw.length === 0)
-          ctx.report([...path, i], 'empty parallel group: list at least one step in it');
-        const drafts = raw.flatMap((member, j) => {
-          if (Array.isArray(member)) {
-            ctx.report(
-              [...path, i, j],
-              'parallel groups cannot be nested: list the steps directly in the group',
-            );
-            return [];
-          }
-          const d = normalizeStep(ctx, member, [...path, i, j], defaults);
-          return d ? [d] : [];
-        });
-        if (drafts.length > 0) items.push({ kind: 'group', drafts });
-      } else {
-        const d = normalizeStep(ctx, raw, [...path, i], defaults);
-        if (d) items.push({ kind: 'step', draft: d });
-      }
-    });
-  } else {
-    ctx.report(path, `must be a list of steps, got ${show(v)}`);
-    return [];
-  }
-  if (items.length === 0 && (Array.isArray(v) ? v.length === 0 : true))
-    ctx.report(path, 'this DAG has no steps: add at least one step');
-  return wireSteps(ctx, items, type);
+/** The document as a mapping (empty when it is not one, which is reported), keys checked. */
+const readRootMapping = (ctx: Ctx, doc: unknown): Record<string, unknown> => {
+  const root: YamlPath = [];
+  const m = isRecord(doc) ? doc : {};
+  if (!isRecord(doc))
+    ctx.report(root, `a DAG must be a mapping of fields (name, steps, ...), got ${show(doc)}`);
+  checkKeys(ctx, m, root, ROOT_KEYS, 'a DAG');
+  return m;
 };
 
-/** `handlerOn`: `success`, `failure`, `cancel`, `exit`, each step-like; names are fixed. */
-const readHandlers = (
+/** Why a step's `run:` target cannot be used, or undefined when it can (or is not checked). */
+const runTargetChecker =
+  (name: string | undefined, opts: NormalizeDagOptions) =>
+  (target: string): string | undefined => {
+    if (name !== undefined && target === name)
+      return `runs its own DAG ${show(target)}, which would never end`;
+    if (opts.localDagNames?.has(target) || !opts.dagExists || opts.dagExists(target))
+      return undefined;
+    return `child DAG ${show(target)} is neither in this file nor in the DAGs folder: check the name, or create it`;
+  };
+
+/** workingDir, logDir, queue, otel and the mail settings. */
+const readPlacement = (
   ctx: Ctx,
-  v: unknown,
-  defaults: StepDefaults,
-): Partial<Record<HandlerKind, Step>> => {
-  const path: YamlPath = ['handlerOn'];
-  const m = readMap(ctx, v, path, 'handlerOn');
-  if (!m) return {};
-  checkKeys(ctx, m, path, HANDLER_KINDS, 'handlerOn');
-  const out: Partial<Record<HandlerKind, Step>> = {};
-  for (const kind of HANDLER_KINDS) {
-    const raw = m[kind];
-    if (raw === undefined || raw === null) continue;
-    const d = normalizeStep(ctx, raw, [...path, kind], defaults, `the ${kind} handler`);
-    if (!d) continue;
-    if (d.step.depends.length > 0)
-      ctx.report(
-        [...path, kind, 'depends'],
-        'handlers run after all steps and cannot have depends',
-      );
-    if (d.step.parallel)
-      ctx.report([...path, kind, 'parallel'], 'handlers cannot have parallel items');
-    // spec: Events - run details name handler nodes onSuccess/onFailure/onCancel/onExit, so a
-    // `name:` written in handlerOn is ignored (docs/decisions.md).
-    d.step.name = handlerNodeName[kind];
-    d.step.depends = [];
-    out[kind] = d.step;
-  }
-  return out;
+  m: Record<string, unknown>,
+  opts: NormalizeDagOptions,
+): DagPlacement => {
+  const workingDir =
+    readString(ctx, m.workingDir, at('workingDir')) ??
+    (opts.location ? dirname(opts.location) : opts.cwd);
+  const logDir = readString(ctx, m.logDir, at('logDir'));
+  const queue = readString(ctx, m.queue, at('queue'));
+  if (queue !== undefined && queue.trim() === '')
+    ctx.report(at('queue'), 'queue name is empty: remove it or name a queue');
+  return {
+    workingDir,
+    logDir,
+    queue,
+    otel: readOtel(ctx, m.otel, at('otel')),
+    errorMail: readMail(ctx, m.errorMail, at('errorMail'), 'errorMail'),
+    infoMail: readMail(ctx, m.infoMail, at('infoMail'), 'infoMail'),
+    smtp: readSmtp(ctx, m.smtp, at('smtp')),
+  };
 };
+
+/** `schedule` and the limits and waits of runs and steps. */
+const readRunLimits = (
+  ctx: Ctx,
+  m: Record<string, unknown>,
+): Pick<
+  Dag,
+  | 'schedule'
+  | 'skipIfSuccessful'
+  | 'restartWaitSec'
+  | 'maxActiveRuns'
+  | 'maxActiveSteps'
+  | 'timeoutSec'
+  | 'delaySec'
+  | 'maxCleanUpTimeSec'
+> => ({
+  schedule: readSchedule(ctx, m.schedule, at('schedule')),
+  skipIfSuccessful: readBool(ctx, m.skipIfSuccessful, at('skipIfSuccessful')) ?? false,
+  restartWaitSec: readInt(ctx, m.restartWaitSec, at('restartWaitSec'), pos(0)) ?? 0,
+  maxActiveRuns: readInt(ctx, m.maxActiveRuns, at('maxActiveRuns'), UNLIMITED_OR_AT_LEAST_1) ?? 1,
+  maxActiveSteps:
+    readInt(ctx, m.maxActiveSteps, at('maxActiveSteps'), UNLIMITED_OR_AT_LEAST_1) ?? 1,
+  timeoutSec: readInt(ctx, m.timeoutSec, at('timeoutSec'), pos(0)) ?? 0,
+  delaySec: readInt(ctx, m.delaySec, at('delaySec'), pos(0)) ?? 0,
+  maxCleanUpTimeSec: readInt(ctx, m.maxCleanUpTimeSec, at('maxCleanUpTimeSec'), pos(0)) ?? 5,
+});
+
+/** The values of the (already key-checked) `runConfig` mapping. */
+const readRunConfig = (ctx: Ctx, rc: Record<string, unknown>): Dag['runConfig'] => ({
+  disableParamEdit: readBool(ctx, rc.disableParamEdit, ['runConfig', 'disableParamEdit']) ?? false,
+  disableRunIdEdit: readBool(ctx, rc.disableRunIdEdit, ['runConfig', 'disableRunIdEdit']) ?? false,
+});
+
+/** The values of the (already key-checked) `mailOn` mapping. */
+const readMailOn = (ctx: Ctx, mailOn: Record<string, unknown>): Dag['mailOn'] => ({
+  success: readBool(ctx, mailOn.success, ['mailOn', 'success']) ?? false,
+  failure: readBool(ctx, mailOn.failure, ['mailOn', 'failure']) ?? false,
+});

@@ -77,6 +77,28 @@ const totalFrom = async (
 
 const join = (lines: readonly string[]): string => lines.join('\n');
 
+/** An open, non-empty log file and the settings every read of it uses. */
+interface LogFile {
+  readonly r: ChunkReader;
+  readonly size: number;
+  /** Whether the file ends with a newline (which ends the last line and starts none). */
+  readonly lastIsNewline: boolean;
+  readonly maxLineBytes: number;
+  readonly exactMax: number;
+}
+
+/** Where a backwards search for the start of the last lines stopped, and what it saw. */
+interface TailSearch {
+  /** Byte where the first returned line starts (0 = the file's first line). */
+  readonly start: number;
+  /** Lowest byte read. */
+  readonly pos: number;
+  /** Newlines in the bytes read. */
+  readonly sampleNewlines: number;
+  /** Byte of the lowest newline read, or -1. */
+  readonly lowestNl: number;
+}
+
 /**
  * Reads part of a log file as a spec "Log chunk" without loading the file: `head`, `offset` and
  * `limit` read forward from the start and stop after the last returned line; `tail` reads
@@ -95,87 +117,116 @@ export const readLogChunk = async (
 ): Promise<LogChunk> => {
   const window = resolveLogWindow(query, options.maxLines);
   const chunkBytes = options.chunkBytes ?? 64 * 1024;
-  const exactMax = options.exactCountMaxBytes ?? 1024 * 1024;
-  const maxLineBytes = options.maxLineBytes ?? 64 * 1024;
-  let fh: FileHandle;
-  try {
-    fh = await open(path, 'r');
-  } catch (e) {
-    if (isMissing(e))
-      throw new AppError(ErrorCode.NotFound, `log file not found: ${path}`, { kind: 'log', path });
-    throw e;
-  }
+  const fh = await openLog(path);
   try {
     const { size } = await fh.stat();
     if (size === 0)
       return { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
     const maxChunkBytes = Math.max(chunkBytes, options.maxChunkBytes ?? 1024 * 1024);
     const r = new ChunkReader(fh, size, chunkBytes, maxChunkBytes, options.stats);
-    const lastIsNewline = (await r.read(size - 1))[0] === NEWLINE;
-
-    if (window.kind === 'range') {
-      const scan = await scanForward(r, 0, window.first - 1, window.count, maxLineBytes);
-      const hasMore = scan.lines.length > 0 && scan.stopByte < size;
-      const known = scan.skipped + scan.lines.length + (hasMore ? 1 : 0);
-      const total = await totalFrom(
-        r,
-        lastIsNewline,
-        {
-          from: 0,
-          to: scan.readEnd,
-          newlines: scan.newlines,
-          sampleBytes: scan.lastLineEnd,
-          sampleLines: scan.newlines,
-        },
-        known,
-        exactMax,
-      );
-      return { content: join(scan.lines), lineCount: scan.lines.length, hasMore, ...total };
-    }
-
-    // tail: walk back from the end (the final newline ends the last line, it starts none).
-    const searchEnd = lastIsNewline ? size - 1 : size;
-    let found = 0;
-    let start = 0;
-    let pos = searchEnd;
-    let sampleNewlines = 0;
-    let lowestNl = -1;
-    search: while (pos > 0) {
-      const len = Math.min(chunkBytes, pos);
-      pos -= len;
-      const chunk = await r.read(pos, pos + len);
-      sampleNewlines += countNewlines(chunk);
-      const firstNl = chunk.indexOf(NEWLINE);
-      if (firstNl !== -1) lowestNl = pos + firstNl;
-      for (let k = chunk.length - 1; k >= 0;) {
-        const nl = chunk.lastIndexOf(NEWLINE, k);
-        if (nl === -1) break;
-        if (++found === window.count) {
-          start = pos + nl + 1;
-          break search;
-        }
-        k = nl - 1;
-      }
-    }
-    const scan = await scanForward(r, start, 0, window.count, maxLineBytes);
-    const hasMore = start > 0;
-    const total = await totalFrom(
+    const file: LogFile = {
       r,
-      lastIsNewline,
-      {
-        from: pos,
-        to: size,
-        newlines: sampleNewlines + (lastIsNewline ? 1 : 0),
-        // The whole lines after the lowest newline read: the other (sampleNewlines - 1) newlines
-        // end one line each, and the last line adds one (ended by the final newline or not).
-        sampleBytes: lowestNl === -1 ? 0 : size - lowestNl - 1,
-        sampleLines: lowestNl === -1 ? 0 : sampleNewlines,
-      },
-      scan.lines.length + (hasMore ? 1 : 0),
-      exactMax,
-    );
-    return { content: join(scan.lines), lineCount: scan.lines.length, hasMore, ...total };
+      size,
+      lastIsNewline: (await r.read(size - 1))[0] === NEWLINE,
+      maxLineBytes: options.maxLineBytes ?? 64 * 1024,
+      exactMax: options.exactCountMaxBytes ?? 1024 * 1024,
+    };
+    return window.kind === 'range'
+      ? await readRange(file, window.first, window.count)
+      : await readTail(file, window.count, chunkBytes);
   } finally {
     await fh.close();
   }
+};
+
+/** Opens the log for reading; `not_found` when it does not exist. */
+const openLog = async (path: string): Promise<FileHandle> => {
+  try {
+    return await open(path, 'r');
+  } catch (e) {
+    if (isMissing(e))
+      throw new AppError(ErrorCode.NotFound, `log file not found: ${path}`, { kind: 'log', path });
+    throw e;
+  }
+};
+
+/** `count` lines from line `first` (1-based), read forward from the start. */
+const readRange = async (file: LogFile, first: number, count: number): Promise<LogChunk> => {
+  const { r, size, lastIsNewline, maxLineBytes, exactMax } = file;
+  const scan = await scanForward(r, 0, first - 1, count, maxLineBytes);
+  const hasMore = scan.lines.length > 0 && scan.stopByte < size;
+  const known = scan.skipped + scan.lines.length + (hasMore ? 1 : 0);
+  const total = await totalFrom(
+    r,
+    lastIsNewline,
+    {
+      from: 0,
+      to: scan.readEnd,
+      newlines: scan.newlines,
+      sampleBytes: scan.lastLineEnd,
+      sampleLines: scan.newlines,
+    },
+    known,
+    exactMax,
+  );
+  return { content: join(scan.lines), lineCount: scan.lines.length, hasMore, ...total };
+};
+
+/** The last `count` lines: found walking back from the end, then read forward. */
+const readTail = async (file: LogFile, count: number, chunkBytes: number): Promise<LogChunk> => {
+  const { r, size, lastIsNewline, maxLineBytes, exactMax } = file;
+  // The final newline ends the last line, it starts none.
+  const searchEnd = lastIsNewline ? size - 1 : size;
+  const { start, pos, sampleNewlines, lowestNl } = await findTailStart(
+    r,
+    searchEnd,
+    count,
+    chunkBytes,
+  );
+  const scan = await scanForward(r, start, 0, count, maxLineBytes);
+  const hasMore = start > 0;
+  const total = await totalFrom(
+    r,
+    lastIsNewline,
+    {
+      from: pos,
+      to: size,
+      newlines: sampleNewlines + (lastIsNewline ? 1 : 0),
+      // The whole lines after the lowest newline read: the other (sampleNewlines - 1) newlines
+      // end one line each, and the last line adds one (ended by the final newline or not).
+      sampleBytes: lowestNl === -1 ? 0 : size - lowestNl - 1,
+      sampleLines: lowestNl === -1 ? 0 : sampleNewlines,
+    },
+    scan.lines.length + (hasMore ? 1 : 0),
+    exactMax,
+  );
+  return { content: join(scan.lines), lineCount: scan.lines.length, hasMore, ...total };
+};
+
+/** Reads back from `searchEnd` in chunks until `count` newlines are found (or the start). */
+const findTailStart = async (
+  r: ChunkReader,
+  searchEnd: number,
+  count: number,
+  chunkBytes: number,
+): Promise<TailSearch> => {
+  let found = 0;
+  let pos = searchEnd;
+  let sampleNewlines = 0;
+  let lowestNl = -1;
+  while (pos > 0) {
+    const len = Math.min(chunkBytes, pos);
+    pos -= len;
+    const chunk = await r.read(pos, pos + len);
+    sampleNewlines += countNewlines(chunk);
+    const firstNl = chunk.indexOf(NEWLINE);
+    if (firstNl !== -1) lowestNl = pos + firstNl;
+    for (let k = chunk.length - 1; k >= 0;) {
+      const nl = chunk.lastIndexOf(NEWLINE, k);
+      if (nl === -1) break;
+      if (++found === count) return { start: pos + nl + 1, pos, sampleNewlines, lowestNl };
+      k = nl - 1;
+    }
+  }
+  return { start: 0, pos, sampleNewlines, lowestNl };
 };
