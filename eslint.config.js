@@ -254,6 +254,23 @@ export default defineConfig(
     rules: { 'no-restricted-imports': ['error', importRulesFor(pkg)] },
   })),
 
+  // Small rooms (docs/architecture.md, "House style"): no file over 400 lines, tests included; no
+  // function over 80 lines in production sources. A declarative table (a route table) may say so
+  // with `// eslint-disable-next-line max-lines-per-function -- a declarative route table`.
+  {
+    name: 'trellis/small-rooms',
+    files: [...TS, ...JS],
+    rules: { 'max-lines': ['error', { max: 400 }] },
+  },
+  {
+    name: 'trellis/small-functions',
+    files: ['packages/*/src/**'],
+    ignores: TESTS,
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+
   // Tests: vitest matchers take method references; non-null assertions are fine on fixtures.
   {
     name: 'trellis/tests',

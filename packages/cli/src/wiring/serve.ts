@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   createWebAuth,
@@ -7,14 +8,16 @@ import {
   createMetrics,
   API_ROUTE_TABLES,
   type HttpDeps,
+  type Metrics,
 } from '@trellis/api';
 import { RunStatus, systemClock, type ConfigFlags } from '@trellis/core';
 import { RunReads } from '@trellis/services';
+import type { FsDagStore } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { findWebRoot } from './web-root.js';
-import { dagDefinitionsOf, ensureFolders, makeRuntime } from './runtime.js';
-import { startSchedulerRole } from './scheduler-role.js';
+import { dagDefinitionsOf, ensureFolders, makeRuntime, type Runtime } from './runtime.js';
+import { startSchedulerRole, type SchedulerStatus } from './scheduler-role.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from './shutdown.js';
 
 export interface ServeOptions {
@@ -56,29 +59,7 @@ export const serve = async (
   const scheduler = opts.withScheduler
     ? startSchedulerRole(rt, dags, clock, (line) => io.err(line), stopScheduler.signal)
     : undefined;
-  const countRuns = async (status: RunStatus): Promise<number> =>
-    (await store.listRuns({ status, includeChildren: true })).length;
-  const metrics = createMetrics({
-    version: VERSION,
-    buildDate: '',
-    clock,
-    startedAt,
-    sources: {
-      runningRuns: () => countRuns(RunStatus.Running),
-      queuedRuns: () => countRuns(RunStatus.Queued),
-      dagCount: async () =>
-        (await dags.list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })).total,
-      schedulerRunning: () => scheduler?.status.running() ?? false,
-      ...(fleet
-        ? {
-            fleet: {
-              workersByHealth: () => fleet.workersByHealth(),
-              queueDepths: () => fleet.dispatcher.depths(),
-            },
-          }
-        : {}),
-    },
-  });
+  const metrics = serveMetrics(rt, dags, scheduler, startedAt);
   if (fleet) fleet.onClaimed = (ms) => metrics.recordDispatchLatency(ms);
   rt.events.on('run:finished', (r) => metrics.recordRunFinished(r.status));
   // Basic/Bearer credentials, plus the OIDC session cookie when auth.oidc is configured.
@@ -114,21 +95,8 @@ export const serve = async (
     remoteNodes: config.remoteNodes,
     ...(web ? { web: { root: web.root, ...webAuth.web } } : {}),
   });
-  const server = app.listen(config.server.port, config.server.host);
-  try {
-    await Promise.race([
-      once(server, 'listening'),
-      once(server, 'error').then(([e]) => {
-        throw e as Error;
-      }),
-    ]);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    io.err(
-      err.code === 'EADDRINUSE'
-        ? `trellis: port ${config.server.port} on ${config.server.host} is in use: choose another with --port or SVC_PORT`
-        : `trellis: cannot listen on ${config.server.host}:${config.server.port}: ${err.message}`,
-    );
+  const server = await listen(app, config, io);
+  if (server === undefined) {
     stopScheduler.abort();
     await scheduler?.done;
     await fleet?.stop();
@@ -159,4 +127,63 @@ export const serve = async (
   await closed;
   io.out('Trellis stopped');
   return ExitCode.Ok;
+};
+
+/** The `svc_*` metrics of a serving process, over its store, DAGs, scheduler and fleet. */
+const serveMetrics = (
+  rt: Runtime,
+  dags: FsDagStore,
+  scheduler: { status: SchedulerStatus } | undefined,
+  startedAt: Date,
+): Metrics => {
+  const { store, fleet } = rt;
+  const countRuns = async (status: RunStatus): Promise<number> =>
+    (await store.listRuns({ status, includeChildren: true })).length;
+  return createMetrics({
+    version: VERSION,
+    buildDate: '',
+    clock: systemClock,
+    startedAt,
+    sources: {
+      runningRuns: () => countRuns(RunStatus.Running),
+      queuedRuns: () => countRuns(RunStatus.Queued),
+      dagCount: async () =>
+        (await dags.list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })).total,
+      schedulerRunning: () => scheduler?.status.running() ?? false,
+      ...(fleet
+        ? {
+            fleet: {
+              workersByHealth: () => fleet.workersByHealth(),
+              queueDepths: () => fleet.dispatcher.depths(),
+            },
+          }
+        : {}),
+    },
+  });
+};
+
+/** Listens on the configured address; undefined (the reason said) when it cannot. */
+const listen = async (
+  app: ReturnType<typeof createHttpApp>,
+  config: Runtime['config'],
+  io: CliIo,
+): Promise<Server | undefined> => {
+  const server = app.listen(config.server.port, config.server.host);
+  try {
+    await Promise.race([
+      once(server, 'listening'),
+      once(server, 'error').then(([e]) => {
+        throw e as Error;
+      }),
+    ]);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    io.err(
+      err.code === 'EADDRINUSE'
+        ? `trellis: port ${config.server.port} on ${config.server.host} is in use: choose another with --port or SVC_PORT`
+        : `trellis: cannot listen on ${config.server.host}:${config.server.port}: ${err.message}`,
+    );
+    return undefined;
+  }
+  return server;
 };
