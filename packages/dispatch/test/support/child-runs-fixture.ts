@@ -104,23 +104,7 @@ export const useChildRuns = (fleet: WorkerFleetFixture): ChildRunsFixture => {
   beforeAll(() => {
     dagsDir = mkdtempSync(join(tmpdir(), 'trellis-parent-dags-'));
     mkdirSync(dagsDir, { recursive: true });
-    runs = new RunService({
-      store: fleet.side.store,
-      dags: new FsDagCatalog(dagsDir),
-      clock: systemClock,
-      ids: sequentialIdGenerator('parent-'),
-      processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
-      dispatcher: sideDispatcher(fleet, (off) => (unlisten = off)),
-      local: createLocalDispatcher({
-        clock: systemClock,
-        executors: { shell: new ShellExecutor() },
-        commands: new ShellCommandRunner(),
-        systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dagsDir },
-        defaultShell: 'sh',
-        store: fleet.side.store,
-        children: () => service(),
-      }),
-    });
+    runs = parentRunService(fleet, dagsDir, service, (off) => (unlisten = off));
     fleet.side.children = workerChildRuns();
   });
 
@@ -155,6 +139,31 @@ export const useChildRuns = (fleet: WorkerFleetFixture): ChildRunsFixture => {
       }),
   };
 };
+
+/** A RunService over the side's store and dispatcher, as the CLI wires one in start-all. */
+const parentRunService = (
+  fleet: WorkerFleetFixture,
+  dagsDir: string,
+  children: () => RunService,
+  onListening: (unlisten: () => void) => void,
+): RunService =>
+  new RunService({
+    store: fleet.side.store,
+    dags: new FsDagCatalog(dagsDir),
+    clock: systemClock,
+    ids: sequentialIdGenerator('parent-'),
+    processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
+    dispatcher: sideDispatcher(fleet, onListening),
+    local: createLocalDispatcher({
+      clock: systemClock,
+      executors: { shell: new ShellExecutor() },
+      commands: new ShellCommandRunner(),
+      systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dagsDir },
+      defaultShell: 'sh',
+      store: fleet.side.store,
+      children,
+    }),
+  });
 
 /** Delegates to the side's current dispatcher (a coordinator restart replaces it). */
 const sideDispatcher = (
