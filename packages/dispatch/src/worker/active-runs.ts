@@ -1,0 +1,86 @@
+import type { RunningTaskMsg } from '@trellis/coordinator';
+import type { RunRef } from '@trellis/spec';
+
+/** A run executing on this worker (top-level or child), as heartbeats report it. */
+export interface ActiveRun {
+  readonly ref: RunRef;
+  readonly root: RunRef;
+  readonly parent: RunRef | undefined;
+  readonly startedAt: string;
+  readonly stop: AbortController;
+  dropped: boolean;
+}
+
+/**
+ * What a worker holds: the slots taken by runs it is claiming or executing (at most its
+ * concurrency) and the runs executing now, children included, by hosted-run key. It is idle
+ * once it holds neither.
+ */
+export class ActiveRuns {
+  readonly #runs = new Map<string, ActiveRun>();
+  readonly #idle = new Set<() => void>();
+  #slots = 0;
+
+  /** Runs executing now (children included). */
+  get size(): number {
+    return this.#runs.size;
+  }
+
+  /** Slots taken (top-level runs being claimed or executed). */
+  get slots(): number {
+    return this.#slots;
+  }
+
+  takeSlot(): void {
+    this.#slots++;
+  }
+
+  releaseSlot(): void {
+    this.#slots--;
+  }
+
+  add(key: string, run: ActiveRun): void {
+    this.#runs.set(key, run);
+  }
+
+  remove(key: string): void {
+    this.#runs.delete(key);
+  }
+
+  get(key: string): ActiveRun | undefined {
+    return this.#runs.get(key);
+  }
+
+  /** The runs executing now, with their keys. */
+  entries(): IterableIterator<[string, ActiveRun]> {
+    return this.#runs.entries();
+  }
+
+  /** The runs executing now, as a heartbeat reports them. */
+  tasks(): RunningTaskMsg[] {
+    return [...this.#runs.values()].map((r) => ({
+      run: { name: r.ref.name, dagRunId: r.ref.dagRunId },
+      root: { name: r.root.name, dagRunId: r.root.dagRunId },
+      parent: r.parent ? { name: r.parent.name, dagRunId: r.parent.dagRunId } : null,
+      startedAt: r.startedAt,
+    }));
+  }
+
+  /** Stops every run executing now (they end cancelled). */
+  stopAll(): void {
+    for (const r of this.#runs.values()) r.stop.abort();
+  }
+
+  /** Resolves once no slot is taken and no run executes. */
+  whenIdle(): Promise<void> {
+    if (this.#runs.size === 0 && this.#slots === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.add(resolve));
+  }
+
+  /** Wakes the `whenIdle` waiters if this worker is idle now. */
+  notifyIdle(): void {
+    if (this.#runs.size !== 0 || this.#slots !== 0) return;
+    for (const r of this.#idle) r();
+    this.#idle.clear();
+  }
+}

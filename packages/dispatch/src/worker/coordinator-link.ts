@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import type { HeartbeatResponse, WorkerCommand } from '@trellis/coordinator';
+import type { ActiveRuns } from './active-runs.js';
+import type { Outbox } from './outbox.js';
+import type { QueueConsumer } from './queue-consumer.js';
+import type { WorkerAgentDeps } from './worker-agent-deps.js';
+
+/** What the link reaches of the worker: its runs, their outbox and its dispatch queues. */
+export interface CoordinatorLinkDeps {
+  readonly agent: Pick<
+    WorkerAgentDeps,
+    'id' | 'labels' | 'concurrency' | 'client' | 'clock' | 'log' | 'heartbeatEveryMs'
+  >;
+  readonly runs: ActiveRuns;
+  readonly outbox: Pick<Outbox, 'discard'>;
+  readonly queues: Pick<QueueConsumer, 'accepting' | 'consume'>;
+  /** The coordinator named its log directory (child runs started here keep their logs there). */
+  readonly onLogDir: (dir: string) => void;
+}
+
+/**
+ * A worker's two links to the coordinator: a heartbeat every second (its runs, its capacity;
+ * the reply names the queues to consume and the runs to cancel or drop) and the command stream
+ * (the same commands, at once). Both retry with back-off while the coordinator is away.
+ */
+export class CoordinatorLink {
+  readonly #deps: CoordinatorLinkDeps;
+  readonly #incarnation = randomUUID();
+  readonly #stop = new AbortController();
+  #connected: boolean | undefined;
+  #heartbeats: Promise<void> | undefined;
+  #commands: Promise<void> | undefined;
+
+  constructor(deps: CoordinatorLinkDeps) {
+    this.#deps = deps;
+  }
+
+  start(): void {
+    this.#heartbeats = this.#heartbeatLoop();
+    this.#commands = this.#commandLoop();
+  }
+
+  /** Ends both loops (the command stream is cancelled); `whenHalted` waits for them. */
+  halt(): void {
+    this.#stop.abort();
+  }
+
+  async whenHalted(): Promise<void> {
+    await this.#heartbeats;
+    await this.#commands;
+  }
+
+  /** One heartbeat now; rejects while the coordinator is away. */
+  async beat(): Promise<void> {
+    const { agent, runs, queues } = this.#deps;
+    const reply = await agent.client.heartbeat({
+      workerId: agent.id,
+      labels: { ...agent.labels },
+      capacity: agent.concurrency,
+      runningTasks: runs.tasks(),
+      incarnation: this.#incarnation,
+      accepting: queues.accepting,
+    });
+    if (this.#connected !== true)
+      agent.log(
+        `connected to the coordinator as "${agent.id}" (labels ${JSON.stringify(agent.labels)}, concurrency ${agent.concurrency})`,
+      );
+    this.#connected = true;
+    this.#apply(reply);
+  }
+
+  /** Stops a run here and forgets what its outbox holds: it is no longer this worker's. */
+  drop(key: string, why: string): void {
+    const r = this.#deps.runs.get(key);
+    if (!r || r.dropped) return;
+    r.dropped = true;
+    this.#deps.agent.log(`dropping run ${r.ref.dagRunId} of DAG "${r.ref.name}": ${why}`);
+    this.#deps.outbox.discard(key);
+    r.stop.abort();
+  }
+
+  async #heartbeatLoop(): Promise<void> {
+    const { agent } = this.#deps;
+    const every = agent.heartbeatEveryMs ?? 1_000;
+    let wait = 0;
+    while (!this.#stop.signal.aborted) {
+      try {
+        await agent.clock.sleep(wait, this.#stop.signal);
+      } catch {
+        return;
+      }
+      try {
+        await this.beat();
+        wait = every;
+      } catch (e) {
+        if (this.#connected !== false)
+          agent.log(`coordinator unreachable (${(e as Error).message}): retrying`);
+        this.#connected = false;
+        // Back-off up to 4 s: a returning coordinator sees this worker again within seconds.
+        wait = Math.min(Math.max(wait * 2, every), 4 * every);
+      }
+    }
+  }
+
+  #apply(reply: HeartbeatResponse): void {
+    this.#deps.onLogDir(reply.logDir);
+    if (this.#deps.queues.accepting) for (const q of reply.queues) this.#deps.queues.consume(q);
+    for (const c of reply.cancel) this.#cancel(c.name, c.dagRunId);
+    for (const d of reply.drop) this.#dropRef(d.name, d.dagRunId);
+  }
+
+  async #commandLoop(): Promise<void> {
+    const { clock } = this.#deps.agent;
+    let wait = 0;
+    while (!this.#stop.signal.aborted) {
+      try {
+        await clock.sleep(wait, this.#stop.signal);
+      } catch {
+        return;
+      }
+      const started = clock.now().getTime();
+      await this.#watchCommands();
+      // A stream that lived long reconnects at once; one that failed at once backs off.
+      const lived = clock.now().getTime() - started;
+      wait = lived > 5_000 ? 0 : Math.min(Math.max(wait * 2, 250), 4_000);
+    }
+  }
+
+  /** Follows one command stream until it ends, fails or the worker stops. */
+  #watchCommands(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const stream = this.#deps.agent.client.watchCommands({
+        workerId: this.#deps.agent.id,
+        incarnation: this.#incarnation,
+      });
+      const onAbort = (): void => stream.cancel();
+      this.#stop.signal.addEventListener('abort', onAbort, { once: true });
+      stream.on('data', (c: WorkerCommand) => this.#onCommand(c));
+      const done = (): void => {
+        this.#stop.signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      stream.on('error', done);
+      stream.on('end', done);
+    });
+  }
+
+  #onCommand(c: WorkerCommand): void {
+    if (c.kind === 'KIND_CONSUME' && c.queue && this.#deps.queues.accepting)
+      this.#deps.queues.consume(c.queue);
+    if (!c.run) return;
+    if (c.kind === 'KIND_CANCEL') this.#cancel(c.run.name, c.run.dagRunId);
+    else if (c.kind === 'KIND_DROP') this.#dropRef(c.run.name, c.run.dagRunId);
+  }
+
+  #cancel(name: string, dagRunId: string): void {
+    for (const [, r] of this.#deps.runs.entries())
+      if (r.ref.name === name && r.ref.dagRunId === dagRunId && !r.stop.signal.aborted) {
+        this.#deps.agent.log(`stopping run ${dagRunId} of DAG "${name}" (stop requested)`);
+        r.stop.abort();
+      }
+  }
+
+  #dropRef(name: string, dagRunId: string): void {
+    for (const [key, r] of this.#deps.runs.entries())
+      if (r.ref.name === name && r.ref.dagRunId === dagRunId)
+        this.drop(key, 'it was marked failed while this worker was away');
+  }
+}

@@ -1,0 +1,130 @@
+import { Worker, WaitingError, type Job } from 'bullmq';
+import { isUnavailable, type ClaimResponse } from '@trellis/coordinator';
+import type { DagRunRecord } from '@trellis/spec';
+import { DEFAULT_PREFIX, bullQueueName, type RunJobData } from '../remote/job-data.js';
+import type { ActiveRuns } from './active-runs.js';
+import type { WorkerAgentDeps } from './worker-agent-deps.js';
+
+type QueueConsumerDeps = Pick<
+  WorkerAgentDeps,
+  'id' | 'concurrency' | 'client' | 'redis' | 'clock' | 'owner' | 'log' | 'prefix'
+>;
+
+/** Executes a run this worker was granted. */
+type ExecuteClaimed = (data: RunJobData, claim: ClaimResponse) => Promise<void>;
+
+/**
+ * The dispatch queues a worker consumes (the ones the coordinator names): one BullMQ worker per
+ * queue, at most `concurrency` runs at once across all of them (the consumers pause while the
+ * slots are full), each run claimed from the coordinator before it executes (so a run never
+ * executes twice).
+ */
+export class QueueConsumer {
+  readonly #deps: QueueConsumerDeps;
+  readonly #runs: ActiveRuns;
+  readonly #execute: ExecuteClaimed;
+  readonly #bull = new Map<string, Worker<RunJobData>>();
+  #paused = false;
+  #accepting = true;
+
+  constructor(deps: QueueConsumerDeps, runs: ActiveRuns, execute: ExecuteClaimed) {
+    this.#deps = deps;
+    this.#runs = runs;
+    this.#execute = execute;
+  }
+
+  /** False once the worker stops: it takes no new runs. */
+  get accepting(): boolean {
+    return this.#accepting;
+  }
+
+  /** Starts consuming a dispatch queue (once per queue). */
+  consume(queue: string): void {
+    if (this.#bull.has(queue)) return;
+    const w = new Worker<RunJobData>(
+      bullQueueName(queue),
+      (job, token) => this.#process(job, token),
+      {
+        connection: this.#deps.redis,
+        prefix: this.#deps.prefix ?? DEFAULT_PREFIX,
+        concurrency: this.#deps.concurrency,
+        // A job whose worker died is not handed out again: the coordinator fails the run
+        // (lost-worker rule) and a second execution is refused at claim anyway.
+        maxStalledCount: 0,
+      },
+    );
+    w.on('error', (e) => this.#deps.log(`warning: queue ${queue}: ${e.message}`));
+    this.#bull.set(queue, w);
+    if (this.#paused) void w.pause(true).catch(() => undefined);
+    this.#deps.log(`consuming dispatch queue ${queue}`);
+  }
+
+  /** Takes no new runs from now on (a graceful stop) and pauses every consumer. */
+  async stopTaking(): Promise<void> {
+    this.#accepting = false;
+    await Promise.all([...this.#bull.values()].map((w) => w.pause(true).catch(() => undefined)));
+  }
+
+  /** Closes every consumer (the last step of a stop). */
+  async close(): Promise<void> {
+    await Promise.all([...this.#bull.values()].map((w) => w.close(true).catch(() => undefined)));
+  }
+
+  async #process(job: Job<RunJobData>, token: string | undefined): Promise<void> {
+    if (!this.#accepting || this.#runs.slots >= this.#deps.concurrency) {
+      // Fetched by a second queue's consumer while the slots were full: back to its queue.
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+    this.#runs.takeSlot();
+    this.#updatePause();
+    try {
+      const claim = await this.#claim(job.data.record);
+      if (claim === undefined) {
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      if (!claim.granted) {
+        this.#deps.log(`skipping run ${job.data.record.dagRunId}: ${claim.reason}`);
+        return;
+      }
+      await this.#execute(job.data, claim);
+    } finally {
+      this.#runs.releaseSlot();
+      this.#updatePause();
+      this.#runs.notifyIdle();
+    }
+  }
+
+  /** Claims a run; waits out a coordinator outage. Undefined when the worker stops meanwhile. */
+  async #claim(record: DagRunRecord): Promise<ClaimResponse | undefined> {
+    let wait = 100;
+    while (this.#accepting) {
+      try {
+        return await this.#deps.client.claim({
+          workerId: this.#deps.id,
+          run: { name: record.name, dagRunId: record.dagRunId },
+          root: { name: record.root.name, dagRunId: record.root.dagRunId },
+          host: this.#deps.owner.host,
+          pid: this.#deps.owner.pid,
+          processStart: this.#deps.owner.processStart,
+        });
+      } catch (e) {
+        if (!isUnavailable(e)) throw e;
+        await this.#deps.clock.sleep(wait).catch(() => undefined);
+        wait = Math.min(wait * 2, 2_000);
+      }
+    }
+    return undefined;
+  }
+
+  #updatePause(): void {
+    const full = !this.#accepting || this.#runs.slots >= this.#deps.concurrency;
+    if (full === this.#paused) return;
+    this.#paused = full;
+    for (const w of this.#bull.values()) {
+      if (full) void w.pause(true).catch(() => undefined);
+      else if (this.#accepting) void w.resume();
+    }
+  }
+}
