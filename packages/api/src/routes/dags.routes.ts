@@ -29,6 +29,7 @@ import {
 import { toApiDagDetails, toApiDagSummary } from '@trellis/spec';
 
 /** DAG definitions (spec: Endpoints, DAG definitions); search and tags precede `/dags/:fileName`. */
+// eslint-disable-next-line max-lines-per-function -- a declarative route table
 export const dagRoutes = defineRoutes<HttpDeps>((r) => [
   r.get('/dags', {
     query: ListDagsQuery,

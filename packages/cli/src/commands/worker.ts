@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ConfigError, loadConfig, systemClock } from '@trellis/core';
+import { ConfigError, loadConfig, systemClock, type Config } from '@trellis/core';
 import { currentOwner } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
@@ -36,49 +36,9 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     );
     return ExitCode.Usage;
   }
-  const graceSec = values['grace-sec'] === undefined ? undefined : Number(values['grace-sec']);
-  if (graceSec !== undefined && !(Number.isFinite(graceSec) && graceSec >= 0)) {
-    io.err(
-      `trellis worker: invalid --grace-sec ${JSON.stringify(values['grace-sec'])}: use a number of seconds, 0 or more`,
-    );
-    return ExitCode.Usage;
-  }
-  let config;
-  try {
-    ({ config } = loadConfig({
-      env: io.env,
-      cwd: io.cwd,
-      argv: {
-        home: values.home,
-        config: values.config,
-        labels: values.labels,
-        workerId: values.id,
-        concurrency: values.concurrency,
-        redisUrl: values['redis-url'],
-      },
-    }));
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      io.err(`trellis worker: ${e.message}`);
-      return ExitCode.Usage;
-    }
-    throw e;
-  }
-  const redisUrl = config.redis?.url;
-  if (redisUrl === undefined) {
-    io.err(
-      'trellis worker: no Redis configured: set SVC_REDIS_URL (or --redis-url, or redis.url in config.yaml) to the Redis the coordinator uses',
-    );
-    return ExitCode.Usage;
-  }
-  const c = config.coordinator;
-  const address = values.coordinator ?? (c.advertise || `${c.host}:${c.port}`);
-  if (!/^[^\s:]+:\d{1,5}$/.test(address) && !/^\[[^\]]+\]:\d{1,5}$/.test(address)) {
-    io.err(
-      `trellis worker: invalid --coordinator ${JSON.stringify(address)}: use host:port, e.g. 127.0.0.1:50055`,
-    );
-    return ExitCode.Usage;
-  }
+  const settings = workerSettings(values, io);
+  if (typeof settings === 'number') return settings;
+  const { config, redisUrl, address, graceSec } = settings;
   // gRPC, BullMQ and the executors are loaded only by the command that needs them
   const [{ CoordinatorClient }, { WorkerAgent, createRedis }, executors, { tlsOf }, { RunTracer }] =
     await Promise.all([
@@ -129,6 +89,64 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   await tracer.shutdown(); // the last spans go out before the process exits
   io.out(`Trellis worker "${id}" stopped`);
   return ExitCode.Ok;
+};
+
+interface WorkerSettings {
+  readonly config: Config;
+  readonly redisUrl: string;
+  readonly address: string;
+  readonly graceSec: number | undefined;
+}
+
+/** The worker's config, Redis and coordinator address, checked; a usage error is said and returned. */
+const workerSettings = (
+  values: ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'],
+  io: CliIo,
+): WorkerSettings | ExitCode => {
+  const graceSec = values['grace-sec'] === undefined ? undefined : Number(values['grace-sec']);
+  if (graceSec !== undefined && !(Number.isFinite(graceSec) && graceSec >= 0)) {
+    io.err(
+      `trellis worker: invalid --grace-sec ${JSON.stringify(values['grace-sec'])}: use a number of seconds, 0 or more`,
+    );
+    return ExitCode.Usage;
+  }
+  let config;
+  try {
+    ({ config } = loadConfig({
+      env: io.env,
+      cwd: io.cwd,
+      argv: {
+        home: values.home,
+        config: values.config,
+        labels: values.labels,
+        workerId: values.id,
+        concurrency: values.concurrency,
+        redisUrl: values['redis-url'],
+      },
+    }));
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.err(`trellis worker: ${e.message}`);
+      return ExitCode.Usage;
+    }
+    throw e;
+  }
+  const redisUrl = config.redis?.url;
+  if (redisUrl === undefined) {
+    io.err(
+      'trellis worker: no Redis configured: set SVC_REDIS_URL (or --redis-url, or redis.url in config.yaml) to the Redis the coordinator uses',
+    );
+    return ExitCode.Usage;
+  }
+  const c = config.coordinator;
+  const address = values.coordinator ?? (c.advertise || `${c.host}:${c.port}`);
+  if (!/^[^\s:]+:\d{1,5}$/.test(address) && !/^\[[^\]]+\]:\d{1,5}$/.test(address)) {
+    io.err(
+      `trellis worker: invalid --coordinator ${JSON.stringify(address)}: use host:port, e.g. 127.0.0.1:50055`,
+    );
+    return ExitCode.Usage;
+  }
+  return { config, redisUrl, address, graceSec };
 };
 
 export const workerCommand: Command = {

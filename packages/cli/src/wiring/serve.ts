@@ -50,7 +50,7 @@ export const serve = async (
     }
   }
   const fleet = rt.fleet;
-  const { config, store } = rt;
+  const { config } = rt;
   ensureFolders(config);
   const clock = systemClock;
   const startedAt = clock.now();
@@ -62,30 +62,8 @@ export const serve = async (
   const metrics = serveMetrics(rt, dags, scheduler, startedAt);
   if (fleet) fleet.onClaimed = (ms) => metrics.recordDispatchLatency(ms);
   rt.events.on('run:finished', (r) => metrics.recordRunFinished(r.status));
-  // Basic/Bearer credentials, plus the OIDC session cookie when auth.oidc is configured.
   const webAuth = createWebAuth(config.auth, config.server.basePath);
-  const deps: HttpDeps = {
-    version: VERSION,
-    startedAt,
-    clock,
-    dags,
-    runs: rt.runs,
-    reads: new RunReads(store),
-    auth: webAuth.auth,
-    log: {
-      warn: () => undefined, // refusals are answered to the caller; not worth a log line each
-      error: (message, e) =>
-        io.err(`error: ${message}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
-    },
-    health: createHealthProbe({
-      dataDir: config.paths.dataDir,
-      ...(scheduler ? { schedulerAlive: scheduler.status.alive } : {}),
-    }),
-    metrics: () => metrics.render(),
-    metricsPrivate: !config.server.metricsPublic,
-    queueConfig: config.queues,
-    ...(fleet ? { workers: () => fleet.workers() } : {}),
-  };
+  const deps = httpDepsOf(rt, dags, scheduler, metrics, webAuth.auth, startedAt, io);
   // The web UI unless `server.headless`; an unbuilt UI answers 503 saying how to build it.
   const web = config.server.headless ? undefined : findWebRoot();
   if (web && !web.built)
@@ -186,4 +164,42 @@ const listen = async (
     return undefined;
   }
   return server;
+};
+
+/**
+ * What the HTTP layer gets: the services and probes of this process (`auth`: Basic/Bearer
+ * credentials, plus the OIDC session cookie when auth.oidc is configured).
+ */
+const httpDepsOf = (
+  rt: Runtime,
+  dags: FsDagStore,
+  scheduler: { status: SchedulerStatus } | undefined,
+  metrics: Metrics,
+  auth: HttpDeps['auth'],
+  startedAt: Date,
+  io: CliIo,
+): HttpDeps => {
+  const fleet = rt.fleet;
+  return {
+    version: VERSION,
+    startedAt,
+    clock: systemClock,
+    dags,
+    runs: rt.runs,
+    reads: new RunReads(rt.store),
+    auth,
+    log: {
+      warn: () => undefined, // refusals are answered to the caller; not worth a log line each
+      error: (message, e) =>
+        io.err(`error: ${message}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    },
+    health: createHealthProbe({
+      dataDir: rt.config.paths.dataDir,
+      ...(scheduler ? { schedulerAlive: scheduler.status.alive } : {}),
+    }),
+    metrics: () => metrics.render(),
+    metricsPrivate: !rt.config.server.metricsPublic,
+    queueConfig: rt.config.queues,
+    ...(fleet ? { workers: () => fleet.workers() } : {}),
+  };
 };
