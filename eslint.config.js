@@ -1,4 +1,4 @@
-// ESLint 9 flat config (STYLE.md section 8): typescript-eslint type-checked rules for TS,
+// ESLint 9 flat config (docs/architecture.md, "House style"): typescript-eslint type-checked rules for TS,
 // untyped linting for plain JS, plus the project's architectural bans.
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
@@ -16,14 +16,14 @@ const TESTS = [
   'tests/**',
   'test/**',
 ];
-/** Packages that receive a Clock instead of reading the wall clock (STYLE.md section 4). */
+/** Packages that receive a Clock instead of reading the wall clock (docs/architecture.md, "House style"). */
 const CLOCK_INJECTED = ['engine', 'scheduler', 'coordinator', 'dispatch', 'services'].map(
   (p) => `packages/${p}/src/**`,
 );
 
 const PROCESS_ENV_MESSAGE =
   'Read configuration through loadConfig() from @trellis/core; the only reader of process.env is ' +
-  'packages/core/src/config/process-env.ts (STYLE.md section 3).';
+  'packages/core/src/config/process-env.ts (docs/architecture.md, "House style").';
 
 /** Options of no-restricted-imports. Later blocks that set the rule again must repeat these. */
 const restrictedImports = {
@@ -45,8 +45,8 @@ const restrictedImports = {
 };
 
 /**
- * Each third-party I/O library is imported by its owner package only (ARCHITECTURE.md section 5,
- * STYLE.md section 9). Library -> the packages that may import it.
+ * Each third-party I/O library is imported by its owner package only (docs/architecture.md, "Packages",
+ * docs/architecture.md, "House style"). Library -> the packages that may import it.
  */
 const OWNERS = {
   'js-yaml': ['core', 'spec'],

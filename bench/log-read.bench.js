@@ -1,5 +1,5 @@
 // What log reads and run listings cost on a large history: the API's log endpoints and
-// GET /dag-runs (issue 3: "fast and memory-flat on a 1,000,000-line file"; ARCHITECTURE.md
+// GET /dag-runs (issue 3: "fast and memory-flat on a 1,000,000-line file"; docs/architecture.md
 // section 4: list latency flat as history grows). Run `node --expose-gc` for steadier RSS figures.
 import {
   mkdirSync,

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { NodeStatus } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
 
-/** Typed engine events (STYLE.md section 4: `noun:verb`); tests await them instead of sleeping. */
+/** Typed engine events (docs/architecture.md, "House style": `noun:verb`); tests await them instead of sleeping. */
 export interface EngineEventMap {
   'run:started': [record: DagRunRecord];
   'node:statusChanged': [record: DagRunRecord, nodeName: string, status: NodeStatus];
@@ -16,7 +16,7 @@ export class EngineEvents extends EventEmitter<EngineEventMap> {
     try {
       (this.emit as (e: K, ...a: EngineEventMap[K]) => boolean)(event, ...args);
     } catch {
-      // a listener failed: the run goes on (STYLE.md section 4, safeEmit)
+      // a listener failed: the run goes on (docs/architecture.md, "House style", safeEmit)
     }
   }
 }

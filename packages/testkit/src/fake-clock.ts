@@ -8,7 +8,7 @@ interface Timer {
 }
 
 /**
- * A clock for tests (STYLE.md section 4). Manual mode: `sleep` waits until `advanceBy`/`setTime`
+ * A clock for tests (docs/architecture.md, "House style"). Manual mode: `sleep` waits until `advanceBy`/`setTime`
  * passes its due time; timers fire in due order. Auto mode (`autoAdvance: true`): each `sleep`
  * moves time forward by its duration and resolves at once, so retry and repeat waits cost no real
  * time while their durations stay visible in `sleeps`.

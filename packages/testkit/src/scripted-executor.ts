@@ -9,7 +9,7 @@ export type Script =
     ) => Partial<ExecutionOutcome> | Promise<Partial<ExecutionOutcome>>);
 
 /**
- * An Executor with scripted outcomes per step name (STYLE.md: `exit 1, exit 1, exit 0`), so
+ * An Executor with scripted outcomes per step name (docs/architecture.md, "House style": `exit 1, exit 1, exit 0`), so
  * retry and continueOn logic is tested without a shell. A step with no script exits 0. The last
  * script of a list repeats. `calls` records every context it was given.
  */

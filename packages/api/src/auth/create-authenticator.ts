@@ -37,7 +37,7 @@ const findMatch = (
 };
 
 /**
- * The API's authenticator for `config.auth` (spec: Authentication; ARCHITECTURE.md section 6).
+ * The API's authenticator for `config.auth` (spec: Authentication; docs/decisions.md).
  * Mode `none` lets everyone do everything. Otherwise a request must carry `Authorization: Basic`
  * with a configured user or `Authorization: Bearer` with a configured token: both kinds are
  * accepted in either mode, and `mode` only picks the challenge of a 401 (`Basic realm="trellis"`

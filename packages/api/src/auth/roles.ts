@@ -2,7 +2,7 @@ import type { Role } from '@trellis/core';
 import type { Permission } from '../http/auth.js';
 
 /**
- * What each role may do (ARCHITECTURE.md section 6): `admin` everything, `manager` edits DAGs and
+ * What each role may do (docs/decisions.md): `admin` everything, `manager` edits DAGs and
  * runs them, `operator` starts, stops, enqueues, retries, dequeues and suspends, `viewer` reads.
  */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {

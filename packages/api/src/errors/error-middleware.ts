@@ -16,7 +16,7 @@ const isBodyParserError = (e: unknown): e is { type: string; status: number; mes
   typeof e === 'object' && e !== null && 'type' in e && typeof e.type === 'string' && 'status' in e;
 
 /**
- * The only writer of error bodies (STYLE.md section 2): `{code, message, details?}` with the
+ * The only writer of error bodies (docs/architecture.md, "House style"): `{code, message, details?}` with the
  * code's status or the route's override. An AppError is logged at warn; anything else is a bug,
  * answered `internal_error` with a generic message, its stack kept in the log only.
  */

@@ -14,7 +14,7 @@ export const defaultStatus: Readonly<Record<ErrorCode, number>> = {
   already_running: 409,
   internal_error: 500,
   bad_gateway: 502,
-  remote_node_error: 502, // 502 is our choice; the spec does not fix it (ARCHITECTURE.md section 6)
+  remote_node_error: 502, // 502 is our choice; the spec does not fix it (docs/decisions.md)
   service_unavailable: 503,
 };
 

@@ -25,7 +25,7 @@ export interface HttpAppOptions {
 
 /**
  * The Express app (no listening inside: the CLI composition root listens, tests use supertest).
- * Everything lives under `<basePath>/api/v2`; `/api/v1` answers 404 naming v2 (ARCHITECTURE.md
+ * Everything lives under `<basePath>/api/v2`; `/api/v1` answers 404 naming v2 (docs/architecture.md
  * section 6); an unknown API path is a JSON 404. `GET /api/v2/openapi.json` serves the OpenAPI
  * document of every mounted route. A request whose `remoteNode` names a configured node is
  * forwarded there once the caller passed the local route's permission check.

@@ -56,7 +56,7 @@ type Builder<D> = {
   ) => Route<D>;
 };
 
-/** Declarative route tables (STYLE.md section 5). */
+/** Declarative route tables (docs/architecture.md, "House style"). */
 export const defineRoutes = <D>(build: (r: Builder<D>) => Route<D>[]): Route<D>[] => {
   const make =
     (method: Route<D>['method']) =>

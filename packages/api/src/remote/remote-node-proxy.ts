@@ -16,7 +16,7 @@ export interface RemoteNodeProxyOptions {
   readonly send?: (node: RemoteNodeConfig, request: RemoteRequest) => Promise<RemoteResponse>;
 }
 
-/** The `remoteNode` forwarder (spec: Endpoints, `remoteNode`; STYLE.md section 5). */
+/** The `remoteNode` forwarder (spec: Endpoints, `remoteNode`; docs/architecture.md, "House style"). */
 export interface RemoteNodeProxy {
   /**
    * A middleware that forwards a request whose `remoteNode` names a configured node, and passes

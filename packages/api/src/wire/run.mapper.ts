@@ -3,7 +3,7 @@ import { toApiStep, type ChildRunRef, type DagRunRecord, type NodeRecord } from 
 import type { RunSummaryRecord } from '@trellis/services';
 import type { ApiNode, ApiRunDetails, ApiRunSummary } from '@trellis/contract';
 
-/** Run `params` as JSON object text in order (ARCHITECTURE.md section 6). */
+/** Run `params` as JSON object text in order (docs/decisions.md). */
 export const paramsJsonText = (params: readonly { name: string; value: string }[]): string =>
   `{${params.map((p) => `${JSON.stringify(p.name)}:${JSON.stringify(p.value)}`).join(',')}}`;
 

@@ -20,7 +20,7 @@ const OPTIONS = {
 } as const;
 
 /**
- * `trellis worker`: executes runs the coordinator dispatches to its labels (ARCHITECTURE.md
+ * `trellis worker`: executes runs the coordinator dispatches to its labels (docs/architecture.md
  * section 3). Needs Redis (`SVC_REDIS_URL`) and a coordinator. SIGTERM: no new runs, running ones
  * finish within the grace period, then they are stopped.
  */

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { checkUniqueNames, section, text } from './schema-helpers.js';
 
 /*
- * `auth` of config.yaml (ARCHITECTURE.md section 6, spec: Authentication). Secrets are reduced to
+ * `auth` of config.yaml (docs/decisions.md, spec: Authentication). Secrets are reduced to
  * SHA-256 digests while parsing, so the frozen Config never holds a password or token in clear.
  */
 
@@ -13,7 +13,7 @@ export const AUTH_MODES = ['none', 'basic', 'bearer'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
 /**
- * Roles, from most to least powerful (ARCHITECTURE.md section 6): `admin` everything, `manager`
+ * Roles, from most to least powerful (docs/decisions.md): `admin` everything, `manager`
  * edits DAGs and runs them, `operator` runs, stops, enqueues and retries, `viewer` reads.
  */
 export const ROLES = ['admin', 'manager', 'operator', 'viewer'] as const;

@@ -1,6 +1,6 @@
 /**
  * A config that cannot be used: unreadable or invalid YAML, a schema violation, or a malformed
- * `SVC_*` variable or CLI flag. Fatal at boot (STYLE.md section 3), so it is a plain `Error`, not
+ * `SVC_*` variable or CLI flag. Fatal at boot (docs/architecture.md, "House style"), so it is a plain `Error`, not
  * an `AppError`: no request is being refused.
  *
  * Each problem names where the value came from (the file, the variable or the flag), the config

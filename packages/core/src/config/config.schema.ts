@@ -14,7 +14,7 @@ import {
 } from './schema-helpers.js';
 
 /*
- * The server config (STYLE.md section 3): one strict zod schema, parsed once at boot by
+ * The server config (docs/architecture.md, "House style"): one strict zod schema, parsed once at boot by
  * `loadConfig`. Every field has a default, so `ConfigSchema.parse({ home })` is a complete config.
  * Hints in `error` are what the user sees after the offending path and value, so each one says
  * what to write instead.
@@ -198,7 +198,7 @@ const queueEntryShape = {
   maxActiveRuns: intAtLeast(1, 2).optional(),
 };
 
-/** One named queue with its own concurrency limit (ARCHITECTURE.md section 2). */
+/** One named queue with its own concurrency limit (docs/architecture.md, "The path of a run"). */
 export interface QueueConfig {
   /** Queue name that DAGs refer to with `queue:`; unique within `queues`. */
   name: string;

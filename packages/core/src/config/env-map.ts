@@ -16,7 +16,7 @@ export interface EnvBinding {
 }
 
 /**
- * Every environment variable Trellis reads, mapped explicitly (STYLE.md section 3: greppable, no
+ * Every environment variable Trellis reads, mapped explicitly (docs/architecture.md, "House style": greppable, no
  * naming convention). Env beats the config file; CLI flags beat env. An empty value counts as
  * unset. Relative paths resolve against the working directory.
  */

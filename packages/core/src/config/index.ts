@@ -1,5 +1,5 @@
 /*
- * The server config (STYLE.md section 3): one schema, one loader, one reader of process.env.
+ * The server config (docs/architecture.md, "House style"): one schema, one loader, one reader of process.env.
  */
 export {
   ConfigSchema,

@@ -17,7 +17,7 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 const BRAND = Symbol.for('trellis.AppError'); // survives duplicate package copies
 
 /**
- * A request-level refusal carrying a spec error code (STYLE.md section 2, family 3).
+ * A request-level refusal carrying a spec error code (docs/architecture.md, "House style", family 3).
  * Problems in user content and step failures are data, never an AppError.
  */
 export class AppError extends Error {

@@ -1,4 +1,4 @@
-/** The wall clock and timers, injected wherever time matters (STYLE.md section 4). */
+/** The wall clock and timers, injected wherever time matters (docs/architecture.md, "House style"). */
 export interface Clock {
   now(): Date;
   /** Resolves after `ms`, or rejects with the signal's reason when aborted. */

@@ -13,7 +13,7 @@ export const NodeStatus = {
 } as const;
 export type NodeStatus = (typeof NodeStatus)[keyof typeof NodeStatus];
 
-/** Labels as the API returns them in `statusLabel` (ARCHITECTURE.md section 6). */
+/** Labels as the API returns them in `statusLabel` (docs/decisions.md). */
 export const nodeStatusLabel: Readonly<Record<NodeStatus, string>> = {
   0: 'not started',
   1: 'running',

@@ -1,6 +1,6 @@
 /**
  * Status of a DAG run (spec: "States and transitions", run statuses, filter values 0-6).
- * Labels follow ARCHITECTURE.md section 6.
+ * Labels follow docs/decisions.md.
  */
 export const RunStatus = {
   NotStarted: 0,

@@ -8,7 +8,7 @@ import {
 import { RunStatus, isFinalRunStatus, isRunStatus, runStatusLabel } from './run-status.js';
 
 describe('run statuses', () => {
-  it('use the spec values 0-6 with the labels of ARCHITECTURE.md section 6', () => {
+  it('use the spec values 0-6 with the labels of docs/decisions.md', () => {
     expect(RunStatus).toEqual({
       NotStarted: 0,
       Running: 1,

@@ -15,7 +15,7 @@ export interface BullmqDispatcherDeps {
 }
 
 /**
- * The remote implementation of the services' `RunDispatcher` (ARCHITECTURE.md section 2): a run
+ * The remote implementation of the services' `RunDispatcher` (docs/architecture.md, "The path of a run"): a run
  * goes on the BullMQ queue named after the canonical form of its selector (its DAG's
  * `workerSelector`, or the one a child run's step gives; `any` for none); the coordinator's registry answers whether a matching worker has a free slot.
  */

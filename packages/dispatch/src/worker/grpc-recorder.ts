@@ -23,7 +23,7 @@ export interface GrpcRecorderInit {
 }
 
 /**
- * The engine's recorder on a worker (ARCHITECTURE.md section 2): every save becomes a status
+ * The engine's recorder on a worker (docs/architecture.md, "The path of a run"): every save becomes a status
  * report with the next per-run sequence number, every log byte a chunk at its file offset, all
  * through the worker's ordered outbox. Nothing here waits for the coordinator: the run goes on
  * while it is away.

@@ -41,8 +41,8 @@ interface Lane {
 
 /**
  * Everything a worker sends about its runs: status reports and log chunks wait here while the
- * coordinator is away (the runs go on) and are delivered after it is back (ARCHITECTURE section
- * 3; issue 6 item 3). Each run has its own ordered lane, delivered independently of the others
+ * coordinator is away (the runs go on) and are delivered after it is back (docs/architecture.md,
+ * "Distributed mode"). Each run has its own ordered lane, delivered independently of the others
  * (runs do not wait behind each other); within a run a status report goes only after every log
  * chunk queued before it, so a final status never overtakes the run's last lines.
  */

@@ -38,7 +38,7 @@ export interface ExecContext {
 }
 
 /**
- * What an execution ended with. Failures are data, never exceptions (STYLE.md section 2):
+ * What an execution ended with. Failures are data, never exceptions (docs/architecture.md, "House style"):
  * `exitCode` 0 is success; a signal gives `exitCode` null and `signal` set; `error` explains a
  * failure that has no exit code (spawn failed, container missing).
  */

@@ -13,7 +13,7 @@ export interface StepLogs {
 }
 
 /**
- * The engine's only way out (ARCHITECTURE.md section 2): locally the store writes files; on a
+ * The engine's only way out (docs/architecture.md, "The path of a run"): locally the store writes files; on a
  * worker a gRPC recorder ships the same calls to the coordinator.
  */
 export interface RunRecorder {

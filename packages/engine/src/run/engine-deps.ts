@@ -6,7 +6,7 @@ import type { ExecutorRegistry } from '../ports/executor.js';
 import type { RunRecorder } from '../ports/recorder.js';
 import type { RunHook } from '../ports/run-hooks.js';
 
-/** What the engine needs from the outside, injected once (STYLE.md section 4). */
+/** What the engine needs from the outside, injected once (docs/architecture.md, "House style"). */
 export interface EngineDeps {
   readonly clock: Clock;
   readonly executors: ExecutorRegistry;

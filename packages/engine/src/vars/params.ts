@@ -10,7 +10,7 @@ const valueText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stri
 
 /**
  * Reads params given at start time (API `params`, CLI `-- ...`), in any of the forms
- * ARCHITECTURE.md section 6 accepts:
+ * docs/decisions.md accepts:
  * - JSON object text, `{"A":"1","B":2}`: named tokens, in order; numbers and booleans as text,
  *   arrays and objects as JSON; a key such as `"1"` is the first positional parameter (it is
  *   returned as a token named `"1"`, which {@link applyParamOverrides} understands);
@@ -97,7 +97,7 @@ export const applyParamOverrides = (
 
 /**
  * The run's `params` field: JSON object text such as `{"NAME":"x","1":"positional"}`, in the
- * params' order (ARCHITECTURE.md section 6). Written by hand because a JavaScript object would
+ * params' order (docs/decisions.md). Written by hand because a JavaScript object would
  * move integer-like keys (`"1"`) to the front. A repeated name keeps its first place and its
  * last value, as a JSON reader would see it. {@link parseParamsInput} reads the text back.
  */

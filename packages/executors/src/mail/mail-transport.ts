@@ -14,7 +14,7 @@ export interface MailMessage {
   readonly attachments?: readonly string[];
 }
 
-/** Sends mail through an SMTP server (ARCHITECTURE.md section 4: the `MailTransport` port). */
+/** Sends mail through an SMTP server (docs/architecture.md, "Storage": the `MailTransport` port). */
 export interface MailTransport {
   send(smtp: SmtpSpec, message: MailMessage): Promise<{ readonly messageId: string }>;
 }

@@ -9,7 +9,7 @@ export type DagRunSummary = Omit<
   'nodes' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel' | 'preconditions'
 >;
 
-/** Sort keys of the DAG list (ARCHITECTURE.md section 6: `sort=name|nextRun`, `order=asc|desc`). */
+/** Sort keys of the DAG list (docs/decisions.md: `sort=name|nextRun`, `order=asc|desc`). */
 export interface DagListQuery {
   /** 1-based. */
   readonly page: number;

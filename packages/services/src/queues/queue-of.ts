@@ -20,7 +20,7 @@ const dagCapacity = (dag: Dag): number =>
   dag.maxActiveRuns === -1 ? Infinity : Math.max(1, dag.maxActiveRuns);
 
 /**
- * The queue of a run (spec: Queue; ARCHITECTURE.md section 2): the enqueue override, else the
+ * The queue of a run (spec: Queue; docs/architecture.md, "The path of a run"): the enqueue override, else the
  * DAG's `queue`, else the DAG's own (dag-based) queue. A queue declared in config.yaml has its
  * `maxConcurrency`; a `queue:` name config.yaml does not declare, and the DAG's own queue, hold
  * the DAG's `maxActiveRuns` (docs/decisions.md).

@@ -54,7 +54,7 @@ interface QueueState {
 }
 
 /**
- * The admission ledger of the process that runs the queues (ARCHITECTURE.md section 2): per queue,
+ * The admission ledger of the process that runs the queues (docs/architecture.md, "The path of a run"): per queue,
  * the runs holding a slot and the runs waiting, in strict FIFO order. Decisions are synchronous
  * against this ledger, so two concurrent starts can never both take the last slot; a place in the
  * queue is reserved before the run's record is written, so nothing overtakes a run being queued;

@@ -3,7 +3,7 @@ import type { NodeRecord } from '@trellis/spec';
 import { newNodeRecord } from '@trellis/engine';
 
 /**
- * The nodes a retry starts from (ARCHITECTURE.md section 6: succeeded steps keep their result).
+ * The nodes a retry starts from (docs/decisions.md: succeeded steps keep their result).
  * Without `stepName`: every node that did not succeed (or get skipped) runs again, and so does
  * everything downstream of it. With `stepName`: only that step runs again.
  */

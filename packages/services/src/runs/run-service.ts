@@ -261,7 +261,7 @@ export class RunService implements ChildRunner {
   }
 
   /**
-   * Retries a run as a new run (ARCHITECTURE.md section 6): the original's DAG snapshot and
+   * Retries a run as a new run (docs/decisions.md): the original's DAG snapshot and
    * params; succeeded steps keep their result; with `stepName` only that step runs again.
    */
   async retry(

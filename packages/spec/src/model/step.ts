@@ -78,7 +78,7 @@ export interface ExecutorSpec {
 
 /**
  * The normalised step: every field the spec's "Step fields" table names, defaults applied,
- * lenient forms compiled into one strict shape (STYLE.md: `normalize*` = lenient -> strict).
+ * lenient forms compiled into one strict shape (docs/architecture.md, "House style": `normalize*` = lenient -> strict).
  */
 export interface Step {
   readonly name: string;

@@ -5,7 +5,7 @@ export type Labels = Readonly<Record<string, string>>;
 export const ANY_QUEUE = 'any';
 
 /**
- * The canonical form of a `workerSelector`, which names its dispatch queue (ARCHITECTURE.md
+ * The canonical form of a `workerSelector`, which names its dispatch queue (docs/architecture.md
  * section 3) and is how messages show a selector: `any` when empty, else `k=v` pairs sorted by
  * label name and joined by `,`, so equal selectors share one queue whatever order they were
  * written in.

@@ -1,5 +1,5 @@
 /**
- * A problem in user content (a DAG file): data, never an exception (STYLE.md section 2).
+ * A problem in user content (a DAG file): data, never an exception (docs/architecture.md, "House style").
  * `path` is the location inside the document (`steps[2].retryPolicy.backoff`); `line` and
  * `column` are 1-based positions in the source text when known.
  */

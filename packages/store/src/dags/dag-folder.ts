@@ -21,7 +21,7 @@ const RESERVED_FILE_NAMES = new Set(['search', 'tags']);
 
 /**
  * The DAG files of one folder, parsed through a cache: each `scan` costs one `readdir` and one
- * `stat` per file and parses only what changed (ARCHITECTURE.md section 4).
+ * `stat` per file and parses only what changed (docs/architecture.md, "Storage").
  */
 export class DagFolder {
   readonly #cache: ParsedDagCache;

@@ -30,7 +30,7 @@ export const matchesListFilter =
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * The order of GET /dags (ARCHITECTURE.md section 6: `sort=name|nextRun`, `order=asc|desc`).
+ * The order of GET /dags (docs/decisions.md: `sort=name|nextRun`, `order=asc|desc`).
  * `name`: DAG name ignoring case, ties by file name. `nextRun`: earliest next start first; DAGs
  * without one last whatever the order (spec: Endpoints, DAG definitions), ties by name.
  * assumption: `order` also reverses the name tie-break; see docs/decisions.md.

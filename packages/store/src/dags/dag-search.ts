@@ -14,7 +14,7 @@ export interface SearchMatch {
 export const SEARCH_CONTEXT_LINES = 2;
 
 /**
- * The line test of a search query (ARCHITECTURE.md section 6): `/pattern/` is a JavaScript regular
+ * The line test of a search query (docs/decisions.md): `/pattern/` is a JavaScript regular
  * expression, anything else a substring; both ignore case. Errors: bad_request for an empty query
  * or an invalid regular expression.
  */

@@ -56,7 +56,7 @@ const VALIDATED_DAG_NAME = 'validated-dag';
 /**
  * DAG definitions stored as YAML files in one folder (spec: Endpoints, DAG definitions). Parsed
  * files are cached by path and stamp; each list, search or tags call costs one `readdir` and one
- * `stat` per file, and parses only what changed (ARCHITECTURE.md section 4).
+ * `stat` per file, and parses only what changed (docs/architecture.md, "Storage").
  */
 export class FsDagStore implements DagDefinitions {
   readonly #folder: DagFolder;

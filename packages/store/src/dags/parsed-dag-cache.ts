@@ -55,7 +55,7 @@ export const nextRunAt = (f: CachedDagFile, now: Date): Date | undefined => {
 
 /**
  * Parsed DAG files by path, re-parsed only when the file's stamp changes or a child DAG it names
- * appears or disappears (ARCHITECTURE.md section 4: list endpoints must not re-read every file).
+ * appears or disappears (docs/architecture.md, "Storage": list endpoints must not re-read every file).
  */
 export class ParsedDagCache {
   readonly #entries = new Map<string, CachedDagFile>();

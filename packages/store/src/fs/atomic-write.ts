@@ -20,7 +20,7 @@ export const tempPathFor = (path: string): string =>
 /**
  * Replaces `path` with `data` atomically: writes a temporary file in the same directory, fsyncs
  * it (unless `durable` is false), then renames it over `path`. A process crash leaves either the
- * old or the new content, never a torn file (ARCHITECTURE.md section 4); the fsync adds the same
+ * old or the new content, never a torn file (docs/architecture.md, "Storage"); the fsync adds the same
  * guarantee across an operating-system crash or power loss. The temporary file is removed when
  * any step fails. Errors are the file system's (a missing directory is `ENOENT`).
  */

@@ -35,7 +35,7 @@ export const indexKeyOf = (ref: RunRef, root?: RunRef): string =>
   root === undefined ? ref.dagRunId : `${root.dagRunId}/${ref.dagRunId}`;
 
 /**
- * The store's paths (ARCHITECTURE.md section 4, refined by issue 3):
+ * The store's paths (docs/architecture.md, "Storage", refined by issue 3):
  * `<dataDir>/runs/<dag>/<id>/{status.json,dag.json,stop-requested}`, children under their root's
  * `children/<childId>/`, per-DAG `index.jsonl`, and logs in `<logDir>/<dag>/<id>/`.
  */

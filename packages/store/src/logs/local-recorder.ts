@@ -19,7 +19,7 @@ export interface LocalRecorderDeps {
 }
 
 /**
- * The recorder of a run executed in this process (ARCHITECTURE.md section 2): saves go straight
+ * The recorder of a run executed in this process (docs/architecture.md, "The path of a run"): saves go straight
  * to the store, the run log and step logs are append-only files. Write errors on a log (a full
  * disk, a deleted directory) are reported through `warn`, never thrown into the engine.
  */

@@ -25,10 +25,10 @@ export interface LogChunk {
   readonly isEstimate: boolean;
 }
 
-/** Lines returned when no `tail`, `head` or `limit` says otherwise (ARCHITECTURE.md section 6). */
+/** Lines returned when no `tail`, `head` or `limit` says otherwise (docs/decisions.md). */
 export const DEFAULT_LOG_LIMIT = 1000;
 /**
- * Largest `tail`, `head` or `limit` accepted (ARCHITECTURE.md section 6: a `limit` over 10000 is
+ * Largest `tail`, `head` or `limit` accepted (docs/decisions.md: a `limit` over 10000 is
  * 400). assumption: `tail` and `head` get the same cap, or one request could pull a whole file
  * into memory.
  */
@@ -52,7 +52,7 @@ const checked = (name: keyof LogQuery, v: number | undefined, max: number): numb
 
 /**
  * The window a query selects. Precedence `tail` > `head` > `offset` (+`limit`) > `limit` alone;
- * the first one set applies and the rest are ignored (ARCHITECTURE.md section 6,
+ * the first one set applies and the rest are ignored (docs/decisions.md,
  * peer-behaviour 2.3). Throws `bad_request` for a negative or fractional value, or a line count
  * over `maxLines` (@default 10000).
  */

@@ -23,7 +23,7 @@ const numbered = (n: number, from = 1): string =>
 const range = (a: number, b: number): string =>
   Array.from({ length: b - a + 1 }, (_, i) => `line ${a + i}`).join('\n');
 
-/** The rules of peer-behaviour 2.3 and ARCHITECTURE.md section 6, on the whole text at once. */
+/** The rules of peer-behaviour 2.3 and docs/decisions.md, on the whole text at once. */
 const reference = (text: string, q: LogQuery): LogChunk => {
   if (text === '')
     return { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };

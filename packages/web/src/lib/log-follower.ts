@@ -11,7 +11,7 @@ import type { ApiLogChunk } from '@trellis/contract';
 /** Reads lines `offset .. offset+limit-1` of the log. */
 export type ReadLogWindow = (offset: number, limit: number) => Promise<ApiLogChunk>;
 
-/** Largest window the API serves (ARCHITECTURE.md section 6: limit at most 10000). */
+/** Largest window the API serves (docs/decisions.md: limit at most 10000). */
 export const MAX_WINDOW = 10_000;
 
 export const splitLines = (content: string, lineCount: number): string[] => {
