@@ -16,6 +16,7 @@ export {
   WorkerChildRuns,
   type WorkerChildDeps,
   type WorkerChildStart,
+  type WorkerChildRunsPort,
 } from './runs/worker-child-runs.js';
 export { retryNodes } from './runs/retry-plan.js';
 export type {

@@ -1,11 +1,9 @@
 import { notFound, type RunStatus } from '@trellis/core';
 import type { DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
+import type { DagRunSummary } from '../dags/dag-catalog-port.js';
 
-/** The run summary fields the list endpoints need (no nodes). */
-export type RunSummaryRecord = Omit<
-  DagRunRecord,
-  'nodes' | 'onExit' | 'onSuccess' | 'onFailure' | 'onCancel' | 'preconditions'
->;
+/** The run summary fields the list endpoints need (no nodes): the run index's summary. */
+export type RunSummaryRecord = DagRunSummary;
 
 /** A log chunk (spec: Log chunk). */
 export interface LogChunkData {
@@ -24,13 +22,23 @@ export interface LogWindowQuery {
   readonly limit?: number;
 }
 
-/** Filters of a run listing. */
+/**
+ * Which runs a listing returns (spec: `GET /dag-runs` query). Every field is optional; absent
+ * fields do not filter. Results are newest first by `createdAt`.
+ */
 export interface RunListFilter {
+  /** Only runs of this DAG. */
   readonly name?: string;
   readonly status?: RunStatus;
+  // assumption: the spec's fromDate/toDate filter on when a run was created (the peer's run
+  // timestamp), so a queued run that has not started yet still falls in its range.
+  /** Only runs created at or after this instant (Unix milliseconds). */
   readonly fromMs?: number;
+  /** Only runs created at or before this instant (Unix milliseconds). */
   readonly toMs?: number;
+  /** Only runs whose id contains this text (case-insensitive). */
   readonly dagRunIdContains?: string;
+  /** At most this many runs (the newest). @default no limit */
   readonly limit?: number;
 }
 

@@ -18,6 +18,20 @@ export interface WorkerChildStart {
   readonly traceparent?: string;
 }
 
+/**
+ * How the coordinator starts, watches and stops child runs for workers (its `StartChildRun`,
+ * `GetRun` and `CancelRun`); {@link WorkerChildRuns} implements it in the process that holds the
+ * run service, so such a child takes the same path as one whose parent runs in that process.
+ */
+export interface WorkerChildRunsPort {
+  /** Starts the child unless it exists already (idempotent by run id). True when started. */
+  start(req: WorkerChildStart): Promise<boolean>;
+  /** The child's current record; undefined when it is not stored (yet). */
+  status(ref: RunRef, root: RunRef): Promise<DagRunRecord | undefined>;
+  /** Stops the child. True when it was known here. */
+  cancel(ref: RunRef, root: RunRef): Promise<boolean>;
+}
+
 /** The run service's child path (`RunService.run`): a child with a selector goes to workers. */
 export interface ChildStarter {
   run(req: ChildRunRequest, opts: { onStored: () => void }): Promise<ChildRunResult>;
@@ -43,7 +57,7 @@ const ORPHANED = 'the coordinator restarted before a worker started it; the pare
  * it. The worker learns the outcome by reading the stored record ({@link status}), which
  * survives restarts of this process and reconnects of the worker.
  */
-export class WorkerChildRuns {
+export class WorkerChildRuns implements WorkerChildRunsPort {
   /** Children waited for in this process: their stop controllers. */
   readonly #active = new Map<string, AbortController>();
   /** Why children failed before they were stored, until the worker asks (start or status). */

@@ -1,24 +1,8 @@
-import type { RunStatus } from '@trellis/core';
+import type { RunListFilter } from '@trellis/services';
 import type { RunSummary } from './run-summary.js';
 
-/**
- * Which runs `listRuns` returns (spec: `GET /dag-runs` query). Every field is optional; absent
- * fields do not filter. Results are newest first by `createdAt`.
- */
-export interface RunFilter {
-  /** Only runs of this DAG. */
-  readonly name?: string;
-  readonly status?: RunStatus;
-  // assumption: the spec's fromDate/toDate filter on when a run was created (the peer's run
-  // timestamp), so a queued run that has not started yet still falls in its range.
-  /** Only runs created at or after this instant (Unix milliseconds). */
-  readonly fromMs?: number;
-  /** Only runs created at or before this instant (Unix milliseconds). */
-  readonly toMs?: number;
-  /** Only runs whose id contains this text (case-insensitive). */
-  readonly dagRunIdContains?: string;
-  /** At most this many runs (the newest). @default no limit */
-  readonly limit?: number;
+/** Which runs `listRuns` returns: the services' filter, and whether children count too. */
+export interface RunFilter extends RunListFilter {
   /**
    * Also return child runs (stored under their root runs). @default false
    * (assumption: `GET /dag-runs` lists top-level runs, as the peer does; children are reached
