@@ -32,3 +32,5 @@ export {
 export { LeaseLock, type LeaseHolder, type LeaseLockOptions } from './lock/lease-lock.js';
 export { DagFileLoader } from './dags/dag-file-loader.js';
 export { FsDagStore, MINIMAL_DAG_SPEC, type FsDagStoreDeps } from './dags/fs-dag-store.js';
+export { dataDirProblem } from './fs/writable-probe.js';
+export { LogChunkWriter } from './logs/log-chunk-writer.js';

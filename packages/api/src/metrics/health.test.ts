@@ -1,56 +1,44 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHealthProbe } from './health.js';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'trellis-health-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const fine = (): Promise<string | undefined> => Promise.resolve(undefined);
+const PROBLEM = 'data directory /data is not writable (EACCES: permission denied)';
+const broken = (): Promise<string | undefined> => Promise.resolve(PROBLEM);
 
 describe('createHealthProbe', () => {
-  it('is healthy with a writable data directory and a live scheduler, and leaves no file', async () => {
-    const probe = createHealthProbe({ dataDir: dir, schedulerAlive: () => true });
-    expect(await probe()).toEqual({});
-    expect(await readdir(dir)).toEqual([]);
+  it('is healthy with a store without problems and a live scheduler', async () => {
+    expect(await createHealthProbe({ storeProblem: fine, schedulerAlive: () => true })()).toEqual(
+      {},
+    );
   });
 
   it('is healthy without a scheduler to ask', async () => {
-    expect(await createHealthProbe({ dataDir: dir })()).toEqual({});
+    expect(await createHealthProbe({ storeProblem: fine })()).toEqual({});
   });
 
-  it('names the data directory when it cannot be written', async () => {
-    const notADir = path.join(dir, 'file');
-    await writeFile(notADir, 'x');
-    for (const dataDir of [path.join(dir, 'missing'), notADir]) {
-      const verdict = await createHealthProbe({ dataDir })();
-      expect(verdict.error).toMatch(
-        new RegExp(`^data directory ${dataDir} is not writable \\((ENOENT|ENOTDIR): `),
-      );
-    }
+  it("names the store's problem, also when its check throws", async () => {
+    expect(await createHealthProbe({ storeProblem: broken })()).toEqual({ error: PROBLEM });
+    const throwing = () => Promise.reject(new Error('disk gone'));
+    expect((await createHealthProbe({ storeProblem: throwing })()).error).toBe('Error: disk gone');
   });
 
   it('names the scheduler when it does not answer, or its check throws', async () => {
-    expect(await createHealthProbe({ dataDir: dir, schedulerAlive: () => false })()).toEqual({
+    expect(await createHealthProbe({ storeProblem: fine, schedulerAlive: () => false })()).toEqual({
       error: 'the scheduler is not responding',
     });
     const throwing = () => {
       throw new Error('gone');
     };
-    expect((await createHealthProbe({ dataDir: dir, schedulerAlive: throwing })()).error).toBe(
-      'the scheduler is not responding',
-    );
+    expect(
+      (await createHealthProbe({ storeProblem: fine, schedulerAlive: throwing })()).error,
+    ).toBe('the scheduler is not responding');
   });
 
   it('reports both failures together', async () => {
     const verdict = await createHealthProbe({
-      dataDir: path.join(dir, 'missing'),
+      storeProblem: broken,
       schedulerAlive: () => false,
     })();
-    expect(verdict.error).toMatch(/is not writable .*; the scheduler is not responding$/);
+    expect(verdict.error).toBe(`${PROBLEM}; the scheduler is not responding`);
   });
 });

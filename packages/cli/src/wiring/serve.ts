@@ -12,7 +12,7 @@ import {
 } from '@trellis/api';
 import { RunStatus, systemClock, type ConfigFlags } from '@trellis/core';
 import { RunReads } from '@trellis/services';
-import type { FsDagStore } from '@trellis/store';
+import { dataDirProblem, type FsDagStore } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { findWebRoot } from './web-root.js';
@@ -194,7 +194,7 @@ const httpDepsOf = (
         io.err(`error: ${message}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
     },
     health: createHealthProbe({
-      dataDir: rt.config.paths.dataDir,
+      storeProblem: () => dataDirProblem(rt.config.paths.dataDir),
       ...(scheduler ? { schedulerAlive: scheduler.status.alive } : {}),
     }),
     metrics: () => metrics.render(),

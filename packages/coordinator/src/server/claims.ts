@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { RunStatus, isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { ClaimRequest, ClaimResponse } from '../wire/messages.js';
@@ -47,13 +46,7 @@ export class Claims {
       return refuse(`run ${ref.dagRunId} was stopped`);
     }
     this.#take(req, ref, root, record);
-    const runLogSize =
-      record.log === ''
-        ? 0
-        : await stat(record.log).then(
-            (st) => st.size,
-            () => 0,
-          );
+    const runLogSize = record.log === '' ? 0 : await this.#ctx.logs.sizeOf(record.log);
     return {
       granted: true,
       reason: '',

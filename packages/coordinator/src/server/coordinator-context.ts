@@ -2,7 +2,7 @@ import type { WorkerRegistry } from '../registry/worker-registry.js';
 import { CapacitySignal } from './capacity-signal.js';
 import type { CoordinatorDeps } from './coordinator-deps.js';
 import { DroppedRuns } from './dropped-runs.js';
-import { LogWriter } from './log-writer.js';
+import { LogChunkWriter } from '@trellis/store';
 import { RemoteRuns } from './remote-runs.js';
 import { WorkerCommands } from './worker-commands.js';
 
@@ -16,7 +16,7 @@ export interface CoordinatorContext {
   readonly dropped: DroppedRuns;
   readonly commands: WorkerCommands;
   readonly capacity: CapacitySignal;
-  readonly logs: LogWriter;
+  readonly logs: LogChunkWriter;
 }
 
 export const createContext = (
@@ -33,6 +33,6 @@ export const createContext = (
     dropped: new DroppedRuns(),
     commands: new WorkerCommands(runs, warn),
     capacity: new CapacitySignal(warn),
-    logs: new LogWriter(deps.logDir, warn),
+    logs: new LogChunkWriter(deps.logDir, warn),
   };
 };

@@ -15,7 +15,7 @@ import type { ChildRuns } from './child-runs.js';
 import type { Claims } from './claims.js';
 import { asServiceError, badArg, internal } from './grpc-errors.js';
 import { receiveLogs } from './log-stream.js';
-import type { LogWriter } from './log-writer.js';
+import type { LogChunkWriter } from '@trellis/store';
 import type { RunTracker } from './run-tracker.js';
 import type { StatusReports } from './status-reports.js';
 import type { CommandStream, WorkerCommands } from './worker-commands.js';
@@ -29,7 +29,7 @@ export interface ServiceRooms {
   readonly tracker: RunTracker;
   readonly claims: Claims;
   readonly reports: StatusReports;
-  readonly logs: LogWriter;
+  readonly logs: LogChunkWriter;
   readonly children: ChildRuns;
 }
 
@@ -102,7 +102,7 @@ const heartbeatStreamHandler =
   };
 
 const streamLogsHandler =
-  (logs: LogWriter) =>
+  (logs: LogChunkWriter) =>
   (call: grpc.ServerReadableStream<LogChunk, LogAck>, cb: grpc.sendUnaryData<LogAck>): void => {
     receiveLogs(logs, call).then(
       (r) => cb(null, r),

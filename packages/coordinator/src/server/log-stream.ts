@@ -1,14 +1,14 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { LogAck, LogChunk } from '../wire/messages.js';
 import { badArg } from './grpc-errors.js';
-import type { LogWriter } from './log-writer.js';
+import type { LogChunkWriter } from '@trellis/store';
 
 /**
  * A worker's stream of log chunks (`StreamLogs`): applied one at a time, in arrival order;
  * answered with the size of every file written. A path outside the log directory ends it.
  */
 export const receiveLogs = async (
-  logs: LogWriter,
+  logs: LogChunkWriter,
   call: grpc.ServerReadableStream<LogChunk, LogAck>,
 ): Promise<LogAck> => {
   const sizes = new Map<string, number>();

@@ -5,11 +5,12 @@ import { dirname, resolve, sep } from 'node:path';
 const MAX_OPEN = 256;
 
 /**
- * Applies log chunks from workers to files under `logDir`, each at the byte offset it names.
+ * Applies log chunks from workers to files under `logDir`, each at the byte offset it names (the
+ * coordinator writes workers' logs through it: the store owns the log files).
  * Bytes below a file's current size were applied before (a batch sent again after a reconnect)
  * and are skipped, so every byte lands exactly once and in order.
  */
-export class LogWriter {
+export class LogChunkWriter {
   readonly #root: string;
   /** Known sizes, so most chunks need no stat. */
   readonly #sizes = new Map<string, number>();
@@ -26,6 +27,14 @@ export class LogWriter {
   isInside(path: string): boolean {
     const abs = resolve(path);
     return abs.startsWith(this.#root + sep);
+  }
+
+  /** Bytes in a log file now, read from the file (0 when it does not exist yet). */
+  sizeOf(path: string): Promise<number> {
+    return stat(path).then(
+      (s) => s.size,
+      () => 0,
+    );
   }
 
   /** Appends the part of `data` at `offset` not yet in the file; returns the file's new size. */
