@@ -62,10 +62,6 @@ export class Admission {
     deps.remote?.onRunUpdate((r) => this.#onRunUpdate(r));
   }
 
-  get state(): AdmissionState {
-    return this.#s;
-  }
-
   /**
    * Decides for one run. A singleton start of a running DAG is 409 already_running; a start
    * finding its queue full (or others waiting) waits in it; an enqueue always waits its turn; a
@@ -207,13 +203,13 @@ export class Admission {
     return !queued.some(inQ) && running.filter(inQ).length < q.capacity;
   }
 
-  /**
-   * The one run-update event (local and remote runs alike): a running run keeps its slot without
-   * a deadline; a final one frees its slot at once and resolves its waiters. A child run's
-   * records go to `onChildUpdate` (children sent to workers are waited for there).
-   */
+  /** Where a child run's records go (children sent to workers are waited for there). */
   onChildUpdate: (record: DagRunRecord) => void = () => undefined;
 
+  /**
+   * The one run-update event (local and remote runs alike): a running run keeps its slot without
+   * a deadline; a final one frees its slot at once and resolves its waiters.
+   */
   #onRunUpdate(record: DagRunRecord): void {
     if (record.parent !== undefined) {
       this.onChildUpdate(record);
