@@ -221,6 +221,24 @@ describe('queues', () => {
     await owner.runs.stop({ name: 'one', dagRunId: 'first' });
     await first.done;
   });
+
+  it('decides against the queue as the store knows it without the ledger: FIFO, duplicate ids', async () => {
+    dag('three', 'maxActiveRuns: 2\nsteps:\n  - name: wait\n    command: sleep 30\n');
+    const cli = service({ ledger: false });
+    const a = await cli.runs.start({ dag: 'three', dagRunId: 'a' });
+    expect(a.queued).toBe(false);
+    const q = await cli.runs.start({ dag: 'three', dagRunId: 'q', trigger: 'enqueue' });
+    expect(q.queued).toBe(true);
+    // a slot is free, but a run waits: a start goes behind it (strict FIFO)
+    const b = await cli.runs.start({ dag: 'three', dagRunId: 'b' });
+    expect(b.queued).toBe(true);
+    await expect(cli.runs.start({ dag: 'three', dagRunId: 'a' })).rejects.toMatchObject({
+      code: ErrorCode.AlreadyExists,
+    });
+    for (const id of ['q', 'b']) await cli.runs.dequeue({ name: 'three', dagRunId: id });
+    await cli.runs.stop({ name: 'three', dagRunId: 'a' });
+    await a.done;
+  });
 });
 
 describe('admission under concurrency', () => {

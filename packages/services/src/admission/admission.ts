@@ -10,7 +10,7 @@ import {
 import { newRunRecord, type RunParams } from '@trellis/engine';
 import type { Dag, DagRunRecord, RunRef } from '@trellis/spec';
 import { queueOf, type QueueInfo } from '../queues/queue-of.js';
-import { ACTIVATION_LIMIT_MS } from '../queues/run-queues.js';
+import { ACTIVATION_LIMIT_MS, type RunQueues } from '../queues/run-queues.js';
 import { AdmissionState, type AdmissionDeps } from './admission-state.js';
 import { QueuePass } from './queue-pass.js';
 import { refKey } from './run-waiters.js';
@@ -66,31 +66,42 @@ export class Admission {
    * Decides for one run. A singleton start of a running DAG is 409 already_running; a start
    * finding its queue full (or others waiting) waits in it; an enqueue always waits its turn; a
    * run for workers goes to a worker when one can take it, else waits. Duplicate ids are 409
-   * already_exists (from the store or the ledger).
+   * already_exists (from the ledger or the store).
+   *
+   * One decision, against one kind of ledger: where the queues run, the live ledger (decisions
+   * are synchronous against it, so two starts never share the last slot); elsewhere (a CLI
+   * `start`, a server without the scheduler role) the queue's ledger as the store knows it,
+   * one admission per queue at a time. Only the queue process hands runs to workers.
    */
   async admit(req: AdmitRequest): Promise<StartedRun> {
+    const s = this.#s;
+    const q = queueOf(req.dag, s.customQueues, req.queue);
+    const live = s.ledger;
+    if (live !== undefined) return this.#decide(req, q, live, true);
+    return serial(s.admissions, q.name, async () =>
+      this.#decide(req, q, await this.#pass.ledgerOf(q), false),
+    );
+  }
+
+  async #decide(
+    req: AdmitRequest,
+    q: QueueInfo,
+    ledger: RunQueues,
+    queueProcess: boolean,
+  ): Promise<StartedRun> {
     const { dag } = req;
     const s = this.#s;
     const ref = { name: dag.name, dagRunId: req.dagRunId };
-    const q = queueOf(dag, s.customQueues, req.queue);
     const remote = s.isRemote(dag);
-    const ledger = s.ledger;
-    if (ledger === undefined) {
-      // Not the queue process: decide from the store's counts, one admission per queue at a time.
-      return serial(s.admissions, q.name, async () => {
-        if (req.singleton === true) await this.#refuseIfRunning(dag.name);
-        const startNow = req.trigger !== 'enqueue' && !remote && (await this.#storeHasRoom(q));
-        return startNow ? this.#startLocal(req) : this.#park(req, q);
-      });
-    }
     if (req.singleton === true) await this.#refuseIfRunning(dag.name);
-    if (q.capacity !== Infinity && req.trigger !== 'enqueue')
+    if (queueProcess && q.capacity !== Infinity && req.trigger !== 'enqueue')
       await this.#pass.noteForeign(ledger, q, dag);
     // From here on synchronous against the ledger: no other admission runs in between.
     if (ledger.knows(ref)) throw alreadyExists('run', req.dagRunId);
     if (req.singleton === true && ledger.hasActiveOf(q.name, dag.name))
       throw alreadyRunning(dag.name);
-    const blocked = remote && s.deps.remote?.availability(dag.workerSelector) !== null;
+    const blocked =
+      remote && (!queueProcess || s.deps.remote?.availability(dag.workerSelector) !== null);
     if (req.trigger === 'enqueue' || blocked || !ledger.tryOccupy(q, ref))
       return this.#park(req, q);
     try {
@@ -191,18 +202,6 @@ export class Admission {
     return { record, queued: true, done };
   }
 
-  /** Room in a queue by the store's counts (no run active beyond capacity, none waiting). */
-  async #storeHasRoom(q: QueueInfo): Promise<boolean> {
-    if (q.capacity === Infinity) return true;
-    const { store } = this.#s.deps;
-    const [running, queued] = await Promise.all([
-      store.listRuns({ status: RunStatus.Running }),
-      store.listRuns({ status: RunStatus.Queued }),
-    ]);
-    const inQ = (r: { queue?: string; name: string }): boolean => (r.queue || r.name) === q.name;
-    return !queued.some(inQ) && running.filter(inQ).length < q.capacity;
-  }
-
   /** Where a child run's records go (children sent to workers are waited for there). */
   onChildUpdate: (record: DagRunRecord) => void = () => undefined;
 
@@ -253,6 +252,18 @@ export class Admission {
       s.parked.delete(refKey(ref));
       s.waiters.settle(run);
     });
+  }
+
+  /**
+   * Where a child run (`run:` step) executes. Children take no queue slot (they run inside their
+   * parent's), so admission decides only between this process and the workers of the child's
+   * selector: workers when a worker dispatcher is configured and the selector is not empty (a
+   * dry run never leaves this process).
+   */
+  placeChild(selector: Readonly<Record<string, string>>, dryRun: boolean): 'here' | 'workers' {
+    const toWorkers =
+      this.#s.deps.remote !== undefined && !dryRun && Object.keys(selector).length > 0;
+    return toWorkers ? 'workers' : 'here';
   }
 
   /** Records of runs found dead (lost-run recovery) end like any other run. */

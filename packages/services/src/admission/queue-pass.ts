@@ -44,6 +44,35 @@ export class QueuePass {
   }
 
   /**
+   * The ledger of queue `q` as the store knows it now, for a process that does not run the
+   * queues: its running runs hold slots, its queued runs wait in FIFO order. It only decides (it
+   * never hands slots on). A queue without a limit needs no counting.
+   */
+  async ledgerOf(q: QueueInfo): Promise<RunQueues> {
+    const ledger = new RunQueues({
+      nowMs: () => this.s.deps.clock.now().getTime(),
+      activate: () => Promise.resolve({ kind: 'gone' }),
+      blockedBy: () => null,
+      warn: (m) => this.s.warn(m),
+      activates: false,
+    });
+    if (q.capacity === Infinity) return ledger;
+    const { store } = this.s.deps;
+    const [running, queued] = await Promise.all([
+      store.listRuns({ status: RunStatus.Running }),
+      store.listRuns({ status: RunStatus.Queued }),
+    ]);
+    const inQ = (r: { queue?: string; name: string }): boolean => (r.queue || r.name) === q.name;
+    for (const r of running.filter(inQ))
+      ledger.occupy(q.name, { name: r.name, dagRunId: r.dagRunId });
+    for (const r of queued.filter(inQ)) {
+      const ref = { name: r.name, dagRunId: r.dagRunId };
+      ledger.enqueue(q, { ref, queuedAt: r.queuedAt || r.createdAt, selector: {} });
+    }
+    return ledger;
+  }
+
+  /**
    * Hands a queued run its slot (called by the ledger): marks it running and executes it here, or
    * dispatches it to a worker. A run that is no longer queued gives its slot back.
    */

@@ -31,6 +31,11 @@ export interface RunQueuesDeps {
   readonly blockedBy: (selector: Readonly<Record<string, string>>) => string | null;
   /** Reports a failure of the queue machinery that no caller waits for. */
   readonly warn: (message: string) => void;
+  /**
+   * False for a ledger that only decides (built from the store in a process that does not run
+   * the queues): it never hands slots on. @default true
+   */
+  readonly activates?: boolean;
 }
 
 const keyOf = (r: RunRef): string => `${r.name}/${r.dagRunId}`;
@@ -207,7 +212,7 @@ export class RunQueues {
   /** Hands the free slots of a queue to its waiting runs, head first. */
   pump(name: string): void {
     const s = this.#queues.get(name);
-    if (!s) return;
+    if (!s || this.deps.activates === false) return;
     while (s.waiting.length > 0 && s.active.size < s.capacity) {
       const head = s.waiting[0] as Waiting;
       if (head.pending) return; // its record is being written; nobody overtakes it

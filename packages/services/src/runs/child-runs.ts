@@ -23,13 +23,14 @@ export interface ChildRunsDeps {
   readonly remote?: RemoteChildRuns | undefined;
   /** Where a dry run's log goes, so its child runs log there too. */
   readonly dryLog: () => ((line: string) => void) | undefined;
+  /** Admission's decision: this process, or the workers of the child's selector. */
+  readonly place: (selector: Selector, dryRun: boolean) => 'here' | 'workers';
 }
 
 /**
  * The child path (`run:` steps), the engine's ChildRunner in this process: a child run is stored
- * under its root run and executes here, or on workers when a worker dispatcher is configured and
- * the step's `workerSelector` (or else the child DAG's) is not empty. Children take no queue
- * slot: they run inside their parent's.
+ * under its root run and executes where admission places it (`Admission.placeChild`): here, or
+ * on the workers of the step's `workerSelector` (or else the child DAG's).
  */
 export class ChildRuns implements ChildRunner {
   constructor(private readonly deps: ChildRunsDeps) {}
@@ -60,7 +61,7 @@ export class ChildRuns implements ChildRunner {
       }
     }
     const selector = effectiveSelector(req.workerSelector, dag.workerSelector);
-    if (this.deps.remote && !req.dryRun && Object.keys(selector).length > 0)
+    if (this.deps.remote && this.deps.place(selector, req.dryRun) === 'workers')
       return this.#runOnWorkers(this.deps.remote, req, dag, localDags, selector, opts.onStored);
     return this.#runHere(req, dag, localDags);
   }

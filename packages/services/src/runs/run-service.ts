@@ -114,6 +114,7 @@ export class RunService implements ChildRunner {
       local: deps.local,
       remote,
       dryLog: () => this.dryLog,
+      place: (selector, dryRun) => this.admission.placeChild(selector, dryRun),
     });
   }
 
