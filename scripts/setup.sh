@@ -4,7 +4,7 @@
 #
 # Idempotent and safe to re-run: it installs only missing Debian packages, starts dockerd only if
 # `docker info` fails, and imports the `local/busybox` image only if it is absent. redis-server and
-# sshd are NOT started here: tests start private ones on 127.0.0.1 (shared/notes/infra.md 2-3).
+# sshd are NOT started here: tests start private ones on 127.0.0.1.
 #
 #   SETUP_SKIP_SYSTEM=1   only node deps: skip apt, dockerd, the busybox image and /run/sshd
 #

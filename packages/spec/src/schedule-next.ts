@@ -27,7 +27,7 @@ const cronOf = (entry: ScheduleEntry): Cron | null => {
 
 /**
  * The earliest time after `from` at which any of the `schedule` entries fires (spec: GET /dags
- * `nextRun` sort; peer-behaviour.md 2.6: the earliest next time over the start schedules).
+ * `nextRun` sort; as the peer does: the earliest next time over the start schedules).
  * Each entry is evaluated in its own `CRON_TZ=` zone, or the server's zone when it has none.
  * Returns undefined for an empty schedule or when no entry ever fires again.
  */

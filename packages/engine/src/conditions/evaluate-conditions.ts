@@ -12,7 +12,7 @@ export interface ConditionEnv {
 }
 
 /**
- * Evaluates preconditions (peer-behaviour 4.2): with `expected`, the fully expanded condition is
+ * Evaluates preconditions (as the peer does): with `expected`, the fully expanded condition is
  * compared with it (literal = a whole line; `re:` = regex on any line); without, the condition
  * runs as a shell command and exit 0 means met. Every condition is evaluated; each unmet one
  * gets its message (its own `error` text when the definition gives one).

@@ -3,7 +3,7 @@ import type { ContinueOn } from '@trellis/spec';
 import { matchesOutputPattern } from '../vars/condition.js';
 
 /**
- * Whether dependents may run after this node ended (peer-behaviour 4.3): a failed node when
+ * Whether dependents may run after this node ended (as the peer does): a failed node when
  * `continueOn.failure`, its exit code is listed, or an `output` pattern matches its stdout; a
  * skipped node only with `continueOn.skipped`; a cancelled node never.
  */

@@ -10,7 +10,7 @@ export const repeatDelayMs = (p: RepeatPolicy, doneCount: number): number =>
   backoffDelayMs(p.intervalSec, p.backoff, doneCount, p.maxIntervalSec);
 
 /**
- * Whether the repeat condition holds for a policy without a `condition` (peer-behaviour 4.6):
+ * Whether the repeat condition holds for a policy without a `condition` (as the peer does):
  * the exit code is listed in `exitCode`, or, without a list, the execution succeeded. A signal
  * counts as exit code -1.
  */

@@ -30,7 +30,7 @@ export const resolveRetryPolicy = (
 };
 
 /**
- * Whether a failed execution is retried (peer-behaviour 4.5): retries left, and the exit code
+ * Whether a failed execution is retried (as the peer does): retries left, and the exit code
  * qualifies (listed in `exitCode`, or any non-zero code when the list is empty). A signal counts
  * as exit code -1, which qualifies only through the "any non-zero" rule.
  */

@@ -22,7 +22,7 @@ export interface FinalResult {
 }
 
 /**
- * The node's final status (peer-behaviour 4.3): success or partial success; a failure that
+ * The node's final status (as the peer does): success or partial success; a failure that
  * `continueOn` lets dependents pass, marked succeeded with `markSuccess` (the error text is
  * kept); otherwise failed.
  */

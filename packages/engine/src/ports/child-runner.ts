@@ -53,7 +53,7 @@ export interface ChildRunner {
   run(req: ChildRunRequest): Promise<ChildRunResult>;
 }
 
-/** The node status a child run's status maps to (peer-behaviour 4.7). */
+/** The node status a child run's status maps to (as the peer does). */
 export type ChildNodeStatus = Extract<NodeStatus, 2 | 3 | 4 | 6>;
 
 /**

@@ -28,7 +28,7 @@ export const isDone = (s: NodeStatus): boolean =>
 
 /**
  * Each step's ancestors, nearest first (breadth-first over `depends`): a step sees the outputs
- * of its ancestors only, and the nearest wins for the same name (peer-behaviour 4.8).
+ * of its ancestors only, and the nearest wins for the same name (as the peer does).
  */
 export const ancestorsByStep = (steps: readonly Step[]): Map<string, string[]> => {
   const deps = new Map(steps.map((s) => [s.name, s.depends]));

@@ -15,7 +15,7 @@ export interface UpstreamState {
 }
 
 /**
- * Readiness of a node (peer-behaviour 4.1.5). Succeeded or partially succeeded dependencies are
+ * Readiness of a node (as the peer does). Succeeded or partially succeeded dependencies are
  * fine; a failed one cancels this node ("upstream failed") unless it continues; a skipped one
  * skips it ("upstream skipped") unless it continues; a cancelled one cancels it; anything else
  * means wait.

@@ -15,7 +15,7 @@ export interface RunFacts {
 }
 
 /**
- * The final run status (peer-behaviour 4.1.3 and 4.4):
+ * The final run status (as the peer does):
  * 1. cancelled, unless every node succeeded or was skipped -> Cancelled (3);
  * 2. partial success (6): no failed node lacks continue permission, at least one node succeeded
  *    (or partially succeeded), and at least one failed-and-continued or partially succeeded;

@@ -27,7 +27,7 @@ const compileRegex = (source: string): RegExp | undefined => {
 
 /**
  * Whether a condition's output meets `expected` (spec: Step fields `preconditions`;
- * peer-behaviour 4.2). A literal `expected` must equal a whole line of the output, or the whole
+ * the peer's behaviour). A literal `expected` must equal a whole line of the output, or the whole
  * output once trimmed; `re:<regex>` must match somewhere in a line (unanchored; a leading `(?i)`
  * flag group is accepted). Empty output is one empty line, so it matches `""` and any regex that
  * matches `""`.

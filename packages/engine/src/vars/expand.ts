@@ -2,7 +2,7 @@ import { jsonValueText, parseJsonPath, readJsonPath } from './json-path.js';
 
 /**
  * One layer of variables: params, outputs, step env, special variables, DAG env... A scope list
- * is ordered nearest first; the first scope that defines a name wins (peer-behaviour 4.9).
+ * is ordered nearest first; the first scope that defines a name wins (as the peer does).
  */
 export type VarScope = Readonly<Record<string, string>>;
 
@@ -59,7 +59,7 @@ const resolveBraced = (scopes: readonly VarScope[], inner: string): string | und
   try {
     json = JSON.parse(raw);
   } catch {
-    return undefined; // peer-behaviour 4.8: invalid JSON leaves the reference unchanged
+    return undefined; // the peer's behaviour: invalid JSON leaves the reference unchanged
   }
   const value = readJsonPath(json, path);
   return value === undefined ? undefined : jsonValueText(value);

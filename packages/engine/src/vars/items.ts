@@ -1,6 +1,6 @@
 /**
  * Splitting the value of a `parallel: ${VAR}` reference into items at run time (spec: Step
- * fields `parallel`; peer-behaviour 4.7).
+ * fields `parallel`; as the peer does).
  */
 
 /** Delimiters tried after newlines, in tie-break order: the most frequent one wins. */
@@ -95,7 +95,7 @@ const countOutsideQuotes = (text: string, delim: string): number =>
   cutOutsideQuotes(text, (c) => c === delim).length - 1;
 
 /**
- * The items of a `parallel` variable's value, in order (peer-behaviour 4.7):
+ * The items of a `parallel` variable's value, in order (as the peer does):
  * 1. a JSON array: its elements; strings as they are, other values as JSON (object keys sorted);
  * 2. a single JSON object: one item, the text itself;
  * 3. text with line breaks: one item per line;

@@ -1,6 +1,6 @@
 /**
  * Reading into a JSON value with a path such as `.outputs.rows[0].name`, for the
- * `${VAR.path.to.field}` form of variable references (spec: Variables; peer-behaviour 4.8).
+ * `${VAR.path.to.field}` form of variable references (spec: Variables; as the peer does).
  */
 
 /** One step of a JSON path: an object key or an array index (negative counts from the end). */

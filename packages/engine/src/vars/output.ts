@@ -5,7 +5,7 @@
 
 /**
  * The value of a step's `output` variable from its captured stdout: surrounding whitespace,
- * trailing newlines included, is trimmed (peer-behaviour 4.8). Inner text is kept as is.
+ * trailing newlines included, is trimmed (as the peer does). Inner text is kept as is.
  */
 export const trimOutput = (captured: string): string => captured.trim();
 

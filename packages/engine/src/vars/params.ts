@@ -54,7 +54,7 @@ export const parseParamsInput = (text: string): ParamToken[] | string => {
 };
 
 /**
- * Applies start-time overrides to a DAG's default params (peer-behaviour 4.9):
+ * Applies start-time overrides to a DAG's default params (as the peer does):
  * - a named override replaces the parameter of that name, or is appended;
  * - the Nth positional override replaces the Nth positional parameter, or is appended;
  * - an override named by a position (`"2"`, from JSON) replaces that positional parameter, or is

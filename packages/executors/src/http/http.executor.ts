@@ -31,7 +31,7 @@ interface HttpResponse {
 }
 
 /**
- * `executor: http` (spec: Executors; peer-behaviour 10): `command` is `<METHOD> <URL>`; config
+ * `executor: http` (spec: Executors; as the peer does): `command` is `<METHOD> <URL>`; config
  * `headers`, `body`, `query`, `timeout` (s), `silent`, `skipTLSVerify`, plus the peer's `json` and
  * `debug`. The output is the status line, the headers and the body (only the body with `silent`),
  * captured like any step's stdout. A non-2xx response fails the step after its output is written.
@@ -74,7 +74,7 @@ export class HttpExecutor implements Executor {
   }
 }
 
-/** The step's output text (peer-behaviour 10). */
+/** The step's output text (as the peer does). */
 const render = (r: HttpResponse, config: HttpConfig, ok: boolean): string => {
   const body = r.body === '' || r.body.endsWith('\n') ? r.body : `${r.body}\n`;
   if (config.json === true) {

@@ -12,7 +12,7 @@ interface JqConfig {
  * `executor: jq` (spec: Executors): `script` is the JSON input, `command` the filter; no filter
  * formats the JSON (`.`). The real jq C code (jq-wasm, jq 1.8) runs in pooled worker threads, so
  * a stop ends even a runaway filter (its worker is terminated). Each result is printed with a
- * 4-space indent (peer-behaviour 10), strings unquoted with `raw: true`. A bad filter or input fails the step
+ * 4-space indent (as the peer does), strings unquoted with `raw: true`. A bad filter or input fails the step
  * with jq's own message and exit code (3 compile error, 5 runtime or parse error).
  */
 export class JqExecutor implements Executor {

@@ -97,41 +97,38 @@ describe.each([
     expect([stdout.writableEnded, stderr.writableEnded]).toEqual([false, false]);
   });
 
-  // A hang guard, not a speed bound: 1,024 chunks each completed by a 1 ms timer take far longer
-  // than 30 s when the machine is loaded (seen in a full run beside other builds).
-  it(
-    'passes 16 MiB through a slow target intact, pausing the pipe instead of buffering it all',
-    { timeout: 120_000 },
-    async () => {
-      // A target that takes its time: the runner must wait for 'drain' rather than pile up chunks.
-      let received = 0;
-      let highest = 0;
-      let inFlight = 0;
-      const slow = new Writable({
-        highWaterMark: 16 * 1024,
-        write(chunk: Buffer, _enc, done) {
-          inFlight += chunk.length;
-          highest = Math.max(highest, slow.writableLength);
-          setTimeout(() => {
-            received += chunk.length;
-            inFlight -= chunk.length;
-            done();
-          }, 1);
-        },
-      });
-      const proc = runner.start(
-        { command: '/bin/sh', args: ['-c', 'head -c 16777216 /dev/zero'], cwd: dir, env },
-        { stdout: slow, stderr: new TextSink() },
-      );
-      expect(await proc.exited).toEqual({ exitCode: 0, signal: null });
-      await new Promise<void>((r) => (slow.writableLength === 0 ? r() : slow.once('drain', r)));
-      expect(received + inFlight).toBe(16 * 1024 * 1024);
-      // Paused at the high-water mark; what was read before the pause arrived (pipe reads of 64 KiB,
-      // and for the spawner what was on its way over IPC: about 2 MiB under load) is all that
-      // piles up, never the whole output (about 13 MiB without the pause).
-      expect(highest).toBeLessThan(4 * 1024 * 1024);
-    },
-  );
+  it('passes 16 MiB through a slow target intact, pausing the pipe instead of buffering it all', async () => {
+    // A target that takes its time: the runner must wait for 'drain' rather than pile up chunks.
+    let received = 0;
+    let highest = 0;
+    let inFlight = 0;
+    const slow = new Writable({
+      highWaterMark: 16 * 1024,
+      write(chunk: Buffer, _enc, done) {
+        inFlight += chunk.length;
+        highest = Math.max(highest, slow.writableLength);
+        setTimeout(() => {
+          received += chunk.length;
+          inFlight -= chunk.length;
+          done();
+        }, 1);
+      },
+    });
+    const proc = runner.start(
+      { command: '/bin/sh', args: ['-c', 'head -c 16777216 /dev/zero'], cwd: dir, env },
+      { stdout: slow, stderr: new TextSink() },
+    );
+    expect(await proc.exited).toEqual({ exitCode: 0, signal: null });
+    // Every write still in flight completes before 'finish' (the runner never ends the caller's
+    // stream). Waiting for 'drain' instead could hang: it comes only after a write returned false.
+    await new Promise<void>((r) => slow.end(r));
+    expect(inFlight).toBe(0);
+    expect(received + inFlight).toBe(16 * 1024 * 1024);
+    // Paused at the high-water mark; what was read before the pause arrived (pipe reads of 64 KiB,
+    // and for the spawner what was on its way over IPC: about 2 MiB under load) is all that
+    // piles up, never the whole output (about 13 MiB without the pause).
+    expect(highest).toBeLessThan(4 * 1024 * 1024);
+  });
 
   it('delivers a signal sent before the process was running', async () => {
     const io = { stdout: new TextSink(), stderr: new TextSink() };

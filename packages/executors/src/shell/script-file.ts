@@ -11,7 +11,7 @@ export interface ScriptFile {
 
 /**
  * Writes `script` to a new executable file (mode 0700) in `dir`, the step's working directory
- * (peer-behaviour 4.11), or in the OS temp directory when `dir` is not writable. Throws when
+ * (as the peer does), or in the OS temp directory when `dir` is not writable. Throws when
  * neither works; the caller turns that into a failed execution.
  */
 export const writeScriptFile = async (script: string, dir: string): Promise<ScriptFile> => {

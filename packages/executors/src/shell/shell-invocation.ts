@@ -13,7 +13,7 @@ export interface ShellInvocation {
 const ERREXIT_SHELLS = new Set(['sh', 'bash', 'zsh', 'ksh', 'ash', 'dash']);
 
 /**
- * Decides how a shell step runs (peer-behaviour 4.12):
+ * Decides how a shell step runs (as the peer does):
  * - one-line command: `<default shell> -e -c "<cmdWithArgs>"` for sh-like default shells, or
  *   `<step shell, with its args> -c "<cmdWithArgs>"` when the step names a shell (no `-e`);
  * - script: `<command> <args...> <file>` when the step also has `command`; else

@@ -22,7 +22,7 @@ interface Redirects {
 }
 
 /**
- * Runs `shell` steps (peer-behaviour 4.11-4.14): a one-line command through the default or the
+ * Runs `shell` steps (as the peer does): a one-line command through the default or the
  * step's shell, or a script file honouring a shebang; output to the step's log streams and its
  * `stdout:`/`stderr:` files; stop by signal to the whole process group, then SIGKILL. A failing
  * command is data in the outcome, never an exception.
@@ -138,7 +138,7 @@ const reportStart = (
 
 /**
  * On abort: the stop signal to the group, then SIGKILL after the grace period unless the process
- * has exited by then (peer-behaviour 4.14). `dispose` must run once the process exited.
+ * has exited by then (as the peer does). `dispose` must run once the process exited.
  */
 const watchStop = (
   stop: StopPolicy,

@@ -9,7 +9,7 @@ export interface ReceivedMail {
   readonly raw: string;
 }
 
-/** An SMTP server in the test process (shared/notes/infra.md section 4). */
+/** An SMTP server in the test process. */
 export interface SmtpSink {
   readonly port: number;
   readonly mails: ReceivedMail[];

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 /** The local account password logins use; `scripts/setup.sh` creates it (locked). */
 export const PASSWORD_USER = 'trellis-ssh';
 
-/** A throwaway OpenSSH server on 127.0.0.1 (shared/notes/infra.md section 2). */
+/** A throwaway OpenSSH server on 127.0.0.1. */
 export interface TestSshd {
   readonly port: number;
   readonly dir: string;

@@ -40,7 +40,7 @@ export interface RetryPolicy {
   readonly exitCode: readonly number[];
 }
 
-/** `repeatPolicy`, compiled: `mode` is inferred when `repeat` is absent (peer-behaviour 4.6). */
+/** `repeatPolicy`, compiled: `mode` is inferred when `repeat` is absent (as the peer does). */
 export interface RepeatPolicy {
   readonly mode: 'while' | 'until';
   readonly condition?: string;

@@ -15,7 +15,7 @@ export interface ListRow {
 
 /**
  * The `name` and `tag` filters of GET /dags: `name` is a case-insensitive substring of the file
- * name or the DAG name; `tag` a case-insensitive exact tag (peer-behaviour.md 2.2).
+ * name or the DAG name; `tag` a case-insensitive exact tag (as the peer does).
  */
 export const matchesListFilter =
   (q: Pick<DagListQuery, 'name' | 'tag'>) =>

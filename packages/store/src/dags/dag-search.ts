@@ -10,7 +10,7 @@ export interface SearchMatch {
   readonly startLine: number;
 }
 
-/** Lines of context shown before and after a matching line (peer-behaviour.md 2.2: two). */
+/** Lines of context shown before and after a matching line (as the peer does: two). */
 export const SEARCH_CONTEXT_LINES = 2;
 
 /**

@@ -34,7 +34,7 @@ import { compileSearchQuery, searchText } from './dag-search.js';
 export interface FsDagStoreDeps {
   /** Folder of the DAG files `<fileName>.yaml` (or `.yml`); created on the first write. */
   readonly dagsDir: string;
-  /** Folder of the suspend flags, empty files `<fileName>.suspend` (peer-behaviour.md 6.5). */
+  /** Folder of the suspend flags, empty files `<fileName>.suspend` (as the peer does). */
   readonly suspendDir: string;
   /** "Now" of the `nextRun` sort. */
   readonly clock: Clock;

@@ -53,7 +53,7 @@ const checked = (name: keyof LogQuery, v: number | undefined, max: number): numb
 /**
  * The window a query selects. Precedence `tail` > `head` > `offset` (+`limit`) > `limit` alone;
  * the first one set applies and the rest are ignored (docs/decisions.md,
- * peer-behaviour 2.3). Throws `bad_request` for a negative or fractional value, or a line count
+ * the peer's behaviour). Throws `bad_request` for a negative or fractional value, or a line count
  * over `maxLines` (@default 10000).
  */
 export const resolveLogWindow = (q: LogQuery, maxLines = MAX_LOG_LINES): LogWindow => {

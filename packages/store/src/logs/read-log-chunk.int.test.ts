@@ -23,7 +23,7 @@ const numbered = (n: number, from = 1): string =>
 const range = (a: number, b: number): string =>
   Array.from({ length: b - a + 1 }, (_, i) => `line ${a + i}`).join('\n');
 
-/** The rules of peer-behaviour 2.3 and docs/decisions.md, on the whole text at once. */
+/** The peer's rules and docs/decisions.md, on the whole text at once. */
 const reference = (text: string, q: LogQuery): LogChunk => {
   if (text === '')
     return { content: '', lineCount: 0, totalLines: 0, hasMore: false, isEstimate: false };
@@ -49,7 +49,7 @@ const reference = (text: string, q: LogQuery): LogChunk => {
   return chunk(lines.slice(0, limit), limit < total);
 };
 
-describe('readLogChunk on a 25-line file (peer-behaviour 2.3)', () => {
+describe('readLogChunk on a 25-line file (as the peer does)', () => {
   const text = numbered(25);
 
   it.each<[string, LogQuery, string, boolean]>([

@@ -101,7 +101,7 @@ const fallbackStep = (name: string, command: string): Step => {
 };
 
 /**
- * Converts one legacy run (peer-behaviour 6.6) into a Trellis record: `dagRunId` = `RequestId`,
+ * Converts one legacy run (as the peer does) into a Trellis record: `dagRunId` = `RequestId`,
  * `createdAt` = `StartedAt`, node `Log` -> `stdout` (copied into the store's log folder when the
  * file exists), no root/parent. A run the old release left "running" is stored failed, since
  * nothing runs it any more. Throws an Error with a sentence for a run that cannot be converted.

@@ -21,7 +21,7 @@ const FILE_NAME = /^(.+)\.(\d{8})\.(\d{2}:?\d{2}:?\d{2})\.(\d{3})Z?\.([^.]+)\.da
 export const dagNameOfLegacyFile = (file: string): string | undefined => FILE_NAME.exec(file)?.[1];
 
 /**
- * The legacy DAG folders under `dataDir` (peer-behaviour 6.6: any subfolder with a `.dat` file;
+ * The legacy DAG folders under `dataDir` (as the peer does: any subfolder with a `.dat` file;
  * archives and dot-folders excluded), each with its `.dat` files in name order.
  */
 export const findLegacyFolders = async (

@@ -1,5 +1,5 @@
 /**
- * The run status of the peer's 1.16.x history (peer-behaviour 6.6): one JSON object per line of a
+ * The run status of the peer's 1.16.x history (as the peer does): one JSON object per line of a
  * `.dat` file, capitalised keys, the last non-empty line the current state. Read leniently: keys
  * in any letter case, missing fields as empty.
  */

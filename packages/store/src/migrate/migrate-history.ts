@@ -49,7 +49,7 @@ const stamp = (d: Date): string =>
   d.toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15);
 
 /**
- * `trellis migrate history` (spec: history migration from 1.16.x data; peer-behaviour 6.6):
+ * `trellis migrate history` (spec: history migration from 1.16.x data; as the peer does):
  * converts every legacy `.dat` run into the store through `FsRunStore.createRun`, so an existing
  * run is never overwritten (it is skipped) and a second migration changes nothing. Logs are
  * hard-linked (or copied) into the store's log folder so retention deletes them with the run.

@@ -19,7 +19,7 @@ const dateParts = (iso: string): string => {
 };
 
 /**
- * Writes runs in the peer's 1.16.x layout (peer-behaviour 6.6): `<dataDir>/<dag>-<hash>/
+ * Writes runs in the peer's 1.16.x layout (as the peer does): `<dataDir>/<dag>-<hash>/
  * <dag>.<YYYYMMDD.HH:MM:SS.mmm>Z.<id8>.dat`, JSON lines with capitalised keys (first line the
  * starting state, last line the current one), step logs under `logDir`.
  */

@@ -11,7 +11,7 @@ import type { AttemptResult } from './attempt-result.js';
 import { conditionEnv, expandFull, withVars, type NodeScope } from './node-scope.js';
 import type { RunContext } from '../run-context.js';
 
-/** Repeat decision (peer-behaviour 4.6), evaluated with the step's own fresh output. */
+/** Repeat decision (as the peer does), evaluated with the step's own fresh output. */
 const shouldRepeat = async (
   ctx: RunContext,
   n: NodeRecord,

@@ -17,7 +17,7 @@ import { repeatAfter } from './repeat-step.js';
 import type { RunContext } from '../run-context.js';
 
 /**
- * Attempts the node until it succeeds, its retries are used up (peer-behaviour 4.5), or the run
+ * Attempts the node until it succeeds, its retries are used up (as the peer does), or the run
  * is stopped; the last attempt's result.
  */
 const attemptWithRetries = async (
