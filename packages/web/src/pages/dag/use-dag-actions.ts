@@ -1,6 +1,6 @@
-import { useState } from 'react';
 import { type ApiError, seg } from '../../api/client';
 import { useApp } from '../../app-context';
+import { usePageActions } from '../../lib/use-page-actions';
 import { useRouter } from '../../router';
 
 /**
@@ -10,19 +10,7 @@ import { useRouter } from '../../router';
 export const useDagActions = (fileName: string, reload: () => void) => {
   const { api, toast } = useApp();
   const router = useRouter();
-  const [actionError, setActionError] = useState<ApiError>();
-
-  const act = async (what: string, fn: () => Promise<unknown>, done: string) => {
-    setActionError(undefined);
-    try {
-      await fn();
-      toast(done);
-      reload();
-    } catch (e) {
-      setActionError(e as ApiError);
-      toast(`${what} failed: ${(e as ApiError).message}`, 'error');
-    }
-  };
+  const { actionError, setActionError, act } = usePageActions(reload);
 
   /** Suspends a DAG that is not suspended, resumes one that is. */
   const toggleSuspend = (suspended: boolean | undefined) =>

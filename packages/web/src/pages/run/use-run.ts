@@ -1,7 +1,7 @@
-import { useState } from 'react';
 import type { ApiRunDetails, DagDetailsResponse } from '@trellis/contract';
 import { type ApiError, seg } from '../../api/client';
 import { useApp } from '../../app-context';
+import { usePageActions } from '../../lib/use-page-actions';
 import { NODE_STATUS_LABEL, isActiveRun } from '../../lib/status';
 import { usePoll } from '../../lib/use-poll';
 import { useRouter } from '../../router';
@@ -35,19 +35,7 @@ export const useRunData = (name: string, dagRunId: string, childId: string | und
 export const useRunActions = (base: string, name: string, reload: () => void) => {
   const { api, toast } = useApp();
   const router = useRouter();
-  const [actionError, setActionError] = useState<ApiError>();
-
-  const act = async (what: string, fn: () => Promise<unknown>, done: string) => {
-    setActionError(undefined);
-    try {
-      await fn();
-      toast(done);
-      reload();
-    } catch (e) {
-      setActionError(e as ApiError);
-      toast(`${what} failed: ${(e as ApiError).message}`, 'error');
-    }
-  };
+  const { actionError, setActionError, act } = usePageActions(reload);
 
   const stop = () => void act('Stop', () => api.post(`${base}/stop`), 'Stopping the run');
   const dequeue = () => void act('Dequeue', () => api.get(`${base}/dequeue`), 'Dequeued');
