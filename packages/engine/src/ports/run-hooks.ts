@@ -33,7 +33,10 @@ export interface RunResources {
    * Synchronous: it runs on the step's start path.
    */
   nodeStarted?(node: NodeRecord): Readonly<Record<string, string>> | undefined;
-  /** A step or handler node reached its final status (step `mailOnError`). */
+  /**
+   * A step or handler node reached its final status and its step logs are complete on disk
+   * (step `mailOnError` attaches them).
+   */
   nodeFinished?(node: NodeRecord): Promise<void>;
   /** Releases what the run acquired (removes the DAG-level container), after the handlers. */
   tearDown?(): Promise<void>;

@@ -9,6 +9,8 @@ import type { RunHook, RunHookContext, RunResources } from '../ports/run-hooks.j
 export class HookSet {
   private readonly resources: RunResources[] = [];
   private readonly notifying: Promise<void>[] = [];
+  /** Resolve once each pending node call has been made (tear-down comes after them). */
+  private readonly calling: Promise<void>[] = [];
 
   constructor(private readonly log: (line: string) => void) {}
 
@@ -39,14 +41,33 @@ export class HookSet {
     return undefined;
   }
 
-  /** Tells the hooks a node ended; the run waits for them before its run-finished hooks. */
-  nodeFinished(n: NodeRecord): void {
-    for (const h of this.resources)
-      if (h.nodeFinished) this.notifying.push(this.guard('a node hook', () => h.nodeFinished?.(n)));
+  /**
+   * Tells the hooks a node ended, once `logsClosed` resolved (its step logs are complete on disk);
+   * the run waits for them before its run-finished hooks.
+   */
+  nodeFinished(n: NodeRecord, logsClosed: Promise<void> = Promise.resolve()): void {
+    for (const h of this.resources) {
+      if (!h.nodeFinished) continue;
+      let called: () => void = () => undefined;
+      this.calling.push(new Promise<void>((resolve) => (called = resolve)));
+      this.notifying.push(
+        this.guard('a node hook', async () => {
+          await logsClosed;
+          let call: Promise<void> | undefined;
+          try {
+            call = h.nodeFinished?.(n);
+          } finally {
+            called(); // also when the hook throws at once: tear-down must not wait forever
+          }
+          await call;
+        }),
+      );
+    }
   }
 
-  /** Releases what the hooks acquired, after the handlers. */
+  /** Releases what the hooks acquired, after the handlers and after every node call was made. */
   async tearDown(): Promise<void> {
+    await Promise.all(this.calling);
     for (const h of this.resources) await this.guard('run clean-up', () => h.tearDown?.());
   }
 

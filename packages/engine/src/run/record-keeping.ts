@@ -23,7 +23,7 @@ export const finishNode = (
   const what = status === NodeStatus.Skipped ? 'skipped' : `finished: ${nodeStatusLabel[status]}`;
   ctx.log(`step "${n.step.name}" ${what}${error ? ` (${error})` : ''}`);
   setNodeStatus(ctx, n, status);
-  ctx.hooks.nodeFinished(n);
+  ctx.hooks.nodeFinished(n, ctx.logsClosed.get(n));
 };
 
 /** Cancels every node that has not started. */

@@ -57,6 +57,8 @@ export interface RunContext {
   readonly hooks: HookSet;
   /** Step log files being closed; the run waits for them before it reports its end. */
   readonly closing: Promise<void>[];
+  /** When each started node's log files are closed (complete on disk), by node. */
+  readonly logsClosed: Map<NodeRecord, Promise<void>>;
   /** The clock's now, as the record stores it. */
   readonly now: () => string;
   /** Appends a line to the run log. */
@@ -92,6 +94,7 @@ export const newRunContext = (deps: EngineDeps, input: RunDagInput): RunContext 
     saver: new RecordSaver(record, deps.recorder, log),
     hooks: new HookSet(log),
     closing: [],
+    logsClosed: new Map(),
     now: () => deps.clock.now().toISOString(),
     log,
   };

@@ -90,6 +90,45 @@ describe('run hooks', () => {
     expect(h.recorder.lines.join('\n')).toContain('a run-finished hook failed: smtp down');
   });
 
+  it("tells a node's hooks of its end only once its step logs are complete", async () => {
+    const hook = recordingHook();
+    const h = harness('steps:\n  - {name: a, command: x}\n', {}, { runHooks: [hook] });
+    const open = h.recorder.openStepLogs.bind(h.recorder);
+    h.recorder.openStepLogs = async (key) => {
+      const logs = await open(key);
+      const close = async (): Promise<void> => {
+        await new Promise<void>((r) => setImmediate(r)); // a file still being flushed
+        hook.events.push(`closed ${key}`);
+        await logs.close();
+      };
+      return { ...logs, close };
+    };
+    await h.run();
+    expect(hook.events).toContain('closed a');
+    expect(hook.events.indexOf('closed a')).toBeLessThan(hook.events.indexOf('node a'));
+  });
+
+  it('tears down and ends the run when a node hook throws at once', async () => {
+    const events: string[] = [];
+    const hook: RunHook = {
+      setUp: () =>
+        Promise.resolve({
+          nodeFinished: () => {
+            throw new Error('no mail today');
+          },
+          tearDown: () => {
+            events.push('tearDown');
+            return Promise.resolve();
+          },
+        }),
+    };
+    const h = harness('steps:\n  - {name: a, command: x}\n', {}, { runHooks: [hook] });
+    const r = await h.run();
+    expect(r.status).toBe(RunStatus.Succeeded);
+    expect(events).toEqual(['tearDown']);
+    expect(h.recorder.lines.join('\n')).toContain('a node hook failed: no mail today');
+  });
+
   it('sets up no hook in a dry run', async () => {
     const hook = recordingHook();
     const h = harness('steps:\n  - {name: a, command: x}\n', {}, { runHooks: [hook] });

@@ -42,13 +42,14 @@ const preconditionsMet = async (
  * Closing (flushing) the log files does not hold up the next step; the run waits for all of them
  * before it reports its end.
  */
-const closeLater = (ctx: RunContext, n: NodeRecord, logs: StepLogs): void => {
+const closeLater = (ctx: RunContext, n: NodeRecord, logs: StepLogs, closed: () => void): void => {
   ctx.closing.push(
     logs
       .close()
       .catch((e: unknown) =>
         ctx.log(`could not close the logs of step "${n.step.name}": ${(e as Error).message}`),
-      ),
+      )
+      .finally(closed),
   );
 };
 
@@ -68,6 +69,9 @@ export const runNode = async (
   n.finishedAt = '';
   n.error = '';
   const logs = await ctx.deps.recorder.openStepLogs(n.step.name);
+  // The node's hooks hear of its end once its logs are complete on disk (mailOnError attaches them).
+  let closed: () => void = () => undefined;
+  ctx.logsClosed.set(n, new Promise<void>((resolve) => (closed = resolve)));
   n.stdout = logs.stdoutPath;
   n.stderr = logs.stderrPath;
   ctx.log(`step "${n.step.name}" started`);
@@ -77,6 +81,6 @@ export const runNode = async (
     if (await preconditionsMet(ctx, n, scope))
       await executeWithPolicies(ctx, n, scope, logs, isHandler);
   } finally {
-    closeLater(ctx, n, logs);
+    closeLater(ctx, n, logs, closed);
   }
 };
