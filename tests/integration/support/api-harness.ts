@@ -1,6 +1,3 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   createHttpApp,
   noAuth,
@@ -8,14 +5,12 @@ import {
   type HttpDeps,
   type RouteTables,
 } from '@trellis/api';
-import { systemClock, sequentialIdGenerator } from '@trellis/core';
-import { createLocalDispatcher } from '@trellis/dispatch';
-import { EngineEvents } from '@trellis/engine';
-import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
-import { RunReads, RunService, type DagDefinitions } from '@trellis/services';
-import { DagFileLoader } from '@trellis/store';
-import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
+import { systemClock } from '@trellis/core';
+import type { EngineEvents } from '@trellis/engine';
+import { RunReads, type DagDefinitions, type RunService } from '@trellis/services';
+import { DagFileLoader, type FsRunStore } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
+import { createTempHome, localRunService } from './local-run-service.js';
 
 /** A test API on a temp SVC_HOME with the real store, engine and /bin/sh. */
 export interface ApiHarness {
@@ -43,36 +38,14 @@ export const apiHarness = (
     queueConfig?: HttpDeps['queueConfig'];
   } = {},
 ): ApiHarness => {
-  const home = mkdtempSync(join(tmpdir(), 'trellis-api-'));
-  const dagsDir = join(home, 'dags');
-  mkdirSync(dagsDir);
-  const store = new FsRunStore({
-    dataDir: join(home, 'data'),
-    logDir: join(home, 'logs'),
-    clock: systemClock,
-  });
-  const events = new EngineEvents();
-  events.setMaxListeners(0);
-  const catalog = new DagFileLoader(dagsDir);
-  const runs: RunService = new RunService({
-    store,
-    dags: catalog,
-    clock: systemClock,
-    ids: sequentialIdGenerator(),
-    processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
+  const t = createTempHome('trellis-api-');
+  const { home, dagsDir } = t;
+  const { runs, store, events } = localRunService(t, {
     processQueues: true,
     queues: opts.queueConfig ?? [],
-    local: createLocalDispatcher({
-      clock: systemClock,
-      executors: { shell: new ShellExecutor() },
-      commands: new ShellCommandRunner(),
-      systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
-      defaultShell: 'sh',
-      events,
-      store: store,
-      children: () => runs,
-    }),
+    maxListeners: 0,
   });
+  const catalog = new DagFileLoader(dagsDir);
   const dags = opts.dags?.(dagsDir) ?? catalogDefinitions(catalog);
   const deps: HttpDeps = {
     version: '0.0.0-test',
@@ -93,7 +66,7 @@ export const apiHarness = (
     store,
     runs,
     events,
-    dag: (name, yaml) => writeFileSync(join(dagsDir, `${name}.yaml`), yaml),
+    dag: t.dag,
     finished: async (name, dagRunId) => {
       const waiting = new Promise<DagRunRecord>((resolve) => {
         const on = (r: DagRunRecord): void => {
@@ -108,7 +81,7 @@ export const apiHarness = (
       if (now && now.finishedAt !== '') return now;
       return waiting;
     },
-    cleanup: () => rmSync(home, { recursive: true, force: true }),
+    cleanup: t.cleanup,
   };
 };
 
