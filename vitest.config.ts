@@ -48,7 +48,7 @@ export default defineConfig({
         ...shared,
         test: {
           name: 'e2e',
-          include: ['tests/e2e/**/*.test.ts'],
+          include: ['tests/e2e/**/*.test.ts', 'tests/faults/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           exclude: ['**/node_modules/**', '**/dist/**'],

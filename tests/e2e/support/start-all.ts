@@ -14,6 +14,8 @@ export interface StartAll {
   readonly url: string;
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
+  /** Resolves once its output contains `text`; rejects when it exits first. */
+  waitFor(text: string): Promise<void>;
   /** SIGTERM, and the exit code once it exited (null when a signal ended it). */
   stop(): Promise<number | null>;
 }
@@ -34,12 +36,17 @@ export const startAll = async (
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
+  const listeners = new Set<() => void>();
+  const onData = (c: string): void => {
+    output += c;
+    for (const l of listeners) l();
+  };
   proc.stdout?.setEncoding('utf8');
   proc.stderr?.setEncoding('utf8');
-  proc.stderr?.on('data', (c: string) => (output += c));
+  proc.stderr?.on('data', onData);
+  proc.stdout?.on('data', onData);
   const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout?.on('data', (c: string) => {
-      output += c;
+    proc.stdout?.on('data', () => {
       const m = /serving (http:\/\/\S+)\/api\/v2/.exec(output);
       if (m?.[1]) resolve(m[1]);
     });
@@ -51,6 +58,18 @@ export const startAll = async (
     proc,
     url,
     output: () => output,
+    waitFor: (text) =>
+      new Promise<void>((resolve, reject) => {
+        const seen = (): boolean => output.includes(text);
+        if (seen()) return resolve();
+        const l = (): void => {
+          if (!seen()) return;
+          listeners.delete(l);
+          resolve();
+        };
+        listeners.add(l);
+        proc.once('exit', () => reject(new Error(`exited before "${text}":\n${output}`)));
+      }),
     stop: async () => {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       proc.kill('SIGTERM');

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ErrorCode,
   RunStatus,
-  sequentialIdGenerator,
   systemClock,
   type Clock,
   type IdGenerator,
@@ -140,32 +139,6 @@ describe('queues', () => {
     await cStarted; // c, not the dequeued b, got the slot
     expect((await store.getRun({ name: 'one', dagRunId: 'b' })).status).toBe(RunStatus.Cancelled);
     await runs.stop({ name: 'one', dagRunId: 'c' });
-  });
-
-  it('keeps queued runs across a restart of the process, in their order', async () => {
-    dag('job', 'steps:\n  - "true"\n');
-    const ids = sequentialIdGenerator();
-    const before = service({ ledger: false, ids }); // a process that does not run the queues
-    const queued: string[] = [];
-    for (let i = 0; i < 5; i++)
-      queued.push((await before.runs.start({ dag: 'job', trigger: 'enqueue' })).record.dagRunId);
-    expect((await before.store.listRuns({ name: 'job', status: RunStatus.Queued })).length).toBe(5);
-    const after = service({ ledger: false });
-    const order: string[] = [];
-    after.events.on('run:started', (r) => order.push(r.dagRunId));
-    const all = finishedRuns(after.events, 5);
-    const stop = new AbortController();
-    const loop = runQueueProcessor(
-      after.runs.queues,
-      lostRunsOf(after.store),
-      systemClock,
-      stop.signal,
-      { intervalMs: 50 },
-    );
-    await all;
-    stop.abort();
-    await loop;
-    expect(order).toEqual(queued);
   });
 
   it('lets two DAGs share a custom queue and its cap', async () => {

@@ -161,19 +161,24 @@ export class Admission {
     const s = this.#s;
     const record = this.#record(req, RunStatus.Queued, q);
     const ref = { name: record.name, dagRunId: record.dagRunId };
-    s.ledger?.reserve(q, { ref, queuedAt: record.queuedAt, selector: req.dag.workerSelector });
+    const waiting = { ref, queuedAt: record.queuedAt, selector: req.dag.workerSelector };
+    const reserved = s.ledger;
+    reserved?.reserve(q, waiting);
     try {
       await s.deps.store.createRun(record, { dag: req.dag, localDags: req.localDags });
     } catch (e) {
-      s.ledger?.release(ref);
+      reserved?.release(ref);
       throw e;
     }
     // Only the queue process runs it; elsewhere nobody here learns when it ends.
-    const done = s.ledger ? s.waiters.waitFor(record) : new Promise<DagRunRecord>(() => undefined);
-    if (s.ledger) {
-      s.parked.set(refKey(ref), { record, dag: req.dag, localDags: req.localDags });
-      s.ledger.ready(ref);
-    }
+    const live = s.ledger;
+    if (!live) return { record, queued: true, done: new Promise<DagRunRecord>(() => undefined) };
+    const done = s.waiters.waitFor(record);
+    s.parked.set(refKey(ref), { record, dag: req.dag, localDags: req.localDags });
+    // This process took over the queues while the record was written (its first pass did not
+    // see it): the run joins the live ledger now, in FIFO order, before anything admitted later.
+    if (live === reserved) live.ready(ref);
+    else live.enqueue(q, waiting);
     return { record, queued: true, done };
   }
 
