@@ -44,6 +44,8 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
+  ledger.release();
+  ledger.dispose();
   for (const s of servers.splice(0)) {
     if (s.proc.exitCode === null && s.proc.signalCode === null) {
       s.proc.kill('SIGKILL');

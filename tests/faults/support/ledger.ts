@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { callApi } from '../../e2e/support/start-all.js';
@@ -11,6 +11,7 @@ import { callApi } from '../../e2e/support/start-all.js';
 export class Ledger {
   readonly file: string;
   readonly gate: string;
+  readonly #watchers = new Set<FSWatcher>();
 
   constructor(dir: string) {
     this.file = join(dir, 'ledger.txt');
@@ -52,20 +53,24 @@ export class Ledger {
 
   /** Resolves once the ledger holds at least `n` lines (a file watch, not a poll loop). */
   async untilLines(n: number): Promise<string[]> {
-    if (this.lines().length >= n) return this.lines();
     await new Promise<void>((resolve) => {
-      const w = watch(this.file, () => {
-        if (this.lines().length >= n) {
-          w.close();
-          resolve();
-        }
-      });
-      if (this.lines().length >= n) {
+      const w = watch(this.file, () => check());
+      this.#watchers.add(w);
+      const check = (): void => {
+        if (this.lines().length < n) return;
         w.close();
+        this.#watchers.delete(w);
         resolve();
-      }
+      };
+      check();
     });
     return this.lines();
+  }
+
+  /** Stops the watches of waits that never ended (a failed test), before the folder goes. */
+  dispose(): void {
+    for (const w of this.#watchers) w.close();
+    this.#watchers.clear();
   }
 
   released(): boolean {

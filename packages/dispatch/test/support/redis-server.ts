@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,8 +20,11 @@ export const freePort = async (): Promise<number> => {
 export interface PrivateRedis {
   readonly url: string;
   readonly port: number;
-  /** Kills and starts it again on the same port and data dir (append-only file kept). */
-  restart(): Promise<void>;
+  /**
+   * Kills it (SIGKILL) and starts it again on the same port and data dir: the append-only file
+   * is kept, unless `wipe` (a Redis that lost its data).
+   */
+  restart(opts?: { wipe?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -68,8 +71,12 @@ export const startRedis = async (): Promise<PrivateRedis> => {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    restart: async () => {
+    restart: async (opts = {}) => {
       await kill();
+      if (opts.wipe === true) {
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir);
+      }
       proc = await startProcess(port, dir);
     },
     stop: async () => {
