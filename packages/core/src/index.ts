@@ -4,3 +4,4 @@ export * from './ports/clock.js';
 export * from './ports/id-generator.js';
 export * from './ports/process-runner.js';
 export * from './config/index.js';
+export * from './paths/home.js';

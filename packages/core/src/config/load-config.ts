@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { YAMLException, loadAll } from 'js-yaml';
 import { ConfigError } from './config-error.js';
 import { FLAG_MAP, type ConfigFlags } from './config-flags.js';
 import { ConfigSchema, type Config } from './config.schema.js';
 import { ENV_MAP } from './env-map.js';
-import { expandHome } from './expand-home.js';
+import { expandHome, homeOf } from '../paths/home.js';
 import { dottedPath, formatIssues } from './format-issues.js';
 import {
   parseSetting,
@@ -76,7 +75,7 @@ const FILE_PATH_FIELDS = [
 export const loadConfig = (options: LoadConfigOptions): LoadedConfig => {
   const { env, argv } = options;
   const cwd = options.cwd ?? process.cwd();
-  const userHome = given(env.HOME) ? env.HOME : os.homedir();
+  const userHome = homeOf(env);
   const absolute = (p: string): string => path.resolve(cwd, expandHome(p, userHome));
 
   // home and the file choice come first: the file is found through home.

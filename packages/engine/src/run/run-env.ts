@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { expandHome, homeOf } from '@trellis/core';
 import { filterSystemEnv, parseDotenv } from '../vars/env.js';
 import { expandVars, expandVarsSync } from '../vars/expand.js';
 import type { RunContext } from './run-context.js';
@@ -30,7 +31,8 @@ export const prepareRunVars = async (ctx: RunContext): Promise<void> => {
   const { dag, vars, record } = ctx;
   const sys = ctx.deps.systemEnv;
   const fileDir = dag.location ? dirname(dag.location) : process.cwd();
-  const wd = expandVarsSync(dag.workingDir, [sys]);
+  // `~` is the home of the user the run's processes start as (docs/dag-reference.md, Paths).
+  const wd = expandHome(expandVarsSync(dag.workingDir, [sys]), homeOf(sys));
   vars.workingDir = isAbsolute(wd) ? wd : resolve(fileDir, wd);
 
   const env: Record<string, string> = { ...readDotenvFiles(ctx) };
@@ -54,12 +56,15 @@ export const prepareRunVars = async (ctx: RunContext): Promise<void> => {
   };
 };
 
-/** The DAG's dotenv files, relative to its working directory; a missing `.env` is no problem. */
+/**
+ * The DAG's dotenv files, relative to its working directory (a leading `~` is the home
+ * directory); a missing `.env` is no problem.
+ */
 const readDotenvFiles = (ctx: RunContext): Record<string, string> => {
   const sys = ctx.deps.systemEnv;
   const dotenv: Record<string, string> = {};
   for (const file of ctx.dag.dotenv) {
-    const path = resolve(ctx.vars.workingDir, expandVarsSync(file, [sys]));
+    const path = resolve(ctx.vars.workingDir, expandHome(expandVarsSync(file, [sys]), homeOf(sys)));
     if (!existsSync(path)) {
       if (file !== '.env') ctx.log(`dotenv file ${path} not found; skipped`);
       continue;

@@ -1,4 +1,5 @@
 import type Dockerode from 'dockerode';
+import { homeOf } from '@trellis/core';
 import type { RunHookContext } from '@trellis/engine';
 import { expandVarsSync } from '@trellis/engine';
 import type { ContainerSpec } from '@trellis/spec';
@@ -130,7 +131,7 @@ export class DagContainer {
     const env = s.env.map((e) => `${e.key}=${expandVarsSync(e.value, [this.ctx.env])}`);
     const binds = s.volumes
       .filter((v) => v.includes(':'))
-      .map((v) => resolveBind(v, this.ctx.workingDir));
+      .map((v) => resolveBind(v, this.ctx.workingDir, homeOf(this.ctx.env)));
     const anonymous = s.volumes.filter((v) => !v.includes(':'));
     const ports = s.ports.map(portSpec);
     const bindings: Record<string, { HostIp?: string; HostPort: string }[]> = {};

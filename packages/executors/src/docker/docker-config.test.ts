@@ -3,11 +3,16 @@ import { createOptionsFor, resolveBind } from './docker-config.js';
 
 describe('docker create options', () => {
   it('resolves relative bind paths against the base directory', () => {
-    expect(resolveBind('./data:/data', '/work')).toBe('/work/data:/data');
-    expect(resolveBind('data/in:/in:ro', '/work')).toBe('/work/data/in:/in:ro');
-    expect(resolveBind('/abs:/x', '/work')).toBe('/abs:/x');
-    expect(resolveBind('named-volume:/x', '/work')).toBe('named-volume:/x');
-    expect(resolveBind('/only-in-container', '/work')).toBe('/only-in-container');
+    expect(resolveBind('./data:/data', '/work', '/home/ada')).toBe('/work/data:/data');
+    expect(resolveBind('data/in:/in:ro', '/work', '/home/ada')).toBe('/work/data/in:/in:ro');
+    expect(resolveBind('/abs:/x', '/work', '/home/ada')).toBe('/abs:/x');
+    expect(resolveBind('named-volume:/x', '/work', '/home/ada')).toBe('named-volume:/x');
+    expect(resolveBind('/only-in-container', '/work', '/home/ada')).toBe('/only-in-container');
+  });
+
+  it('expands a leading ~ of the host path to the home directory', () => {
+    expect(resolveBind('~/data:/data', '/work', '/home/ada')).toBe('/home/ada/data:/data');
+    expect(resolveBind('~:/h:ro', '/work', '/home/ada')).toBe('/home/ada:/h:ro');
   });
 
   it('maps the spec keys to the Docker API and passes API fields through', () => {
@@ -31,7 +36,7 @@ describe('docker create options', () => {
         },
         network: { aliases: ['db'] },
       },
-      { image: 'img', cmd: ['echo', 'hi'], env: ['S=2'], name: 'n', cwd: '/base' },
+      { image: 'img', cmd: ['echo', 'hi'], env: ['S=2'], name: 'n', cwd: '/base', home: '/root' },
     );
     expect(o).toMatchObject({
       Image: 'img',
@@ -57,7 +62,7 @@ describe('docker create options', () => {
     expect(
       createOptionsFor(
         { pull: 'never', autoRemove: true },
-        { image: 'i', cmd: undefined, env: [], cwd: '/' },
+        { image: 'i', cmd: undefined, env: [], cwd: '/', home: '/root' },
       ),
     ).not.toHaveProperty('Cmd');
   });

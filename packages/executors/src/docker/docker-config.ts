@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { expandHome } from '@trellis/core';
 import type Dockerode from 'dockerode';
 
 /** The docker executor's config as the spec package compiles it (spec: Executors). */
@@ -82,13 +83,17 @@ const portBindings = (v: unknown): Record<string, { HostIp?: string; HostPort: s
   return out;
 };
 
-/** `host:container[:mode]` with a relative host path resolved against `base`. */
-export const resolveBind = (bind: string, base: string): string => {
-  const [host = '', ...rest] = bind.split(':');
+/**
+ * `host:container[:mode]` with a relative host path resolved against `base`, and a leading `~` of
+ * the host path expanded to `home`.
+ */
+export const resolveBind = (bind: string, base: string, home: string): string => {
+  const [written = '', ...rest] = bind.split(':');
   if (rest.length === 0) return bind; // an anonymous volume: container path only
+  const host = expandHome(written, home);
   const named = !host.startsWith('.') && !host.includes('/') && host !== '~';
-  if (named || isAbsolute(host)) return bind; // a named volume or an absolute path
-  return [resolve(base, host), ...rest].join(':');
+  if (named) return bind; // a named volume
+  return [isAbsolute(host) ? host : resolve(base, host), ...rest].join(':');
 };
 
 /** `endpointsConfig` / `aliases` -> the API's `NetworkingConfig`. */
@@ -118,14 +123,22 @@ const networking = (
  */
 export const createOptionsFor = (
   c: DockerStepConfig,
-  o: { image: string; cmd: string[] | undefined; env: string[]; name?: string; cwd: string },
+  o: {
+    image: string;
+    cmd: string[] | undefined;
+    env: string[];
+    name?: string;
+    cwd: string;
+    /** The step's home directory, for `~` in bind paths. */
+    home: string;
+  },
 ): Dockerode.ContainerCreateOptions => {
   const container = rename(c.container, CONTAINER_KEYS);
   const host = rename(c.host, HOST_KEYS);
   const ports = exposedPorts(container.ExposedPorts);
   const bindings = host.PortBindings !== undefined ? portBindings(host.PortBindings) : undefined;
   const binds = Array.isArray(host.Binds)
-    ? host.Binds.map((b) => resolveBind(String(b), o.cwd))
+    ? host.Binds.map((b) => resolveBind(String(b), o.cwd, o.home))
     : undefined;
   const net = networking(c.network, host.NetworkMode);
   // The container is removed by the executor after it read the exit code and the output.

@@ -1,4 +1,5 @@
 import Dockerode from 'dockerode';
+import { homeOf } from '@trellis/core';
 import type { ExecContext, ExecutionOutcome, Executor } from '@trellis/engine';
 import { failed, note } from '../common/outcome.js';
 import {
@@ -113,6 +114,7 @@ export class DockerExecutor implements Executor {
         cmd,
         env,
         cwd: ctx.cwd,
+        home: homeOf(ctx.env),
         ...(c.containerName ? { name: c.containerName } : {}),
       }),
     );

@@ -64,6 +64,21 @@ describe('mail executor (nodemailer to a real SMTP server)', { timeout: 30_000 }
     expect(attachmentText(m?.raw ?? '', 'report.csv')).toBe('a,b\n1,2\n');
   });
 
+  it('reads an attachment named ~/x from the step home directory (its HOME)', async () => {
+    const home = join(dir, 'home-of-step');
+    await mkdir(home, { recursive: true });
+    await writeFile(join(home, 'notes.txt'), 'from home\n');
+    const before = sink.mails.length;
+    const t = mailStep(
+      { to: 'h@example.com', from: 'f@example.com', subject: 's', attachments: ['~/notes.txt'] },
+      { host: '127.0.0.1', port: String(sink.port) },
+      { HOME: home },
+    );
+    expect(await mail.run(t.ctx)).toEqual({ exitCode: 0, signal: null });
+    await sink.until(before + 1);
+    expect(attachmentText(sink.mails[before]?.raw ?? '', 'notes.txt')).toBe('from home\n');
+  });
+
   it('accepts one address as to, and plain text by default', async () => {
     const before = sink.mails.length;
     const outcome = await mail.run(

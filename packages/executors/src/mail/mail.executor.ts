@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { expandHome, homeOf } from '@trellis/core';
 import type { ExecContext, ExecutionOutcome, Executor } from '@trellis/engine';
 import { expandVarsSync } from '@trellis/engine';
 import type { SmtpSpec } from '@trellis/spec';
@@ -44,7 +45,11 @@ export class MailExecutor implements Executor {
     const c = ctx.step.executor.config as unknown as MailConfig;
     if (!ctx.dag.smtp)
       return failed("mail step needs the DAG's smtp settings: add smtp with host and port");
-    const attachments = c.attachments.map((p) => (isAbsolute(p) ? p : resolve(ctx.cwd, p)));
+    const home = homeOf(ctx.env);
+    const attachments = c.attachments.map((written) => {
+      const p = expandHome(written, home);
+      return isAbsolute(p) ? p : resolve(ctx.cwd, p);
+    });
     if (c.attachLogs) attachments.push(...(await runLogFiles(ctx.env.DAG_RUN_LOG_FILE ?? '')));
     if (ctx.stop.abort.aborted) return failed('the step was stopped before it started');
     try {

@@ -79,4 +79,19 @@ describe('shell invocation', () => {
       problem: 'the step has no command or script to run',
     });
   });
+
+  it('expands a leading ~ in the programs it starts directly: shell, interpreter, shebang', () => {
+    const home = '/home/ada';
+    expect(planShellInvocation(oneLine('x', '~/bin/myshell -l'), 'sh', home)).toEqual({
+      invocation: { command: '/home/ada/bin/myshell', args: ['-l', '-c', 'x'] },
+    });
+    const withCommand = { command: '~/venv/bin/python', args: [], script: 'print(1)' };
+    expect(planShellInvocation(withCommand, 'sh', home)).toEqual({
+      invocation: { command: '/home/ada/venv/bin/python', args: [], script: 'print(1)' },
+    });
+    const shebang = '#!~/venv/bin/python -u\nprint(1)\n';
+    expect(planShellInvocation({ args: [], script: shebang }, 'sh', home)).toEqual({
+      invocation: { command: '/home/ada/venv/bin/python', args: ['-u'], script: shebang },
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { expandHome, homeOf } from '@trellis/core';
 import { splitCommandLine, type Step } from '@trellis/spec';
 
 /** What to start for a shell step. With `script`, the script file's path is appended to `args`. */
@@ -19,15 +20,18 @@ const ERREXIT_SHELLS = new Set(['sh', 'bash', 'zsh', 'ksh', 'ash', 'dash']);
  * - script: `<command> <args...> <file>` when the step also has `command`; else
  *   `<interpreter> [args] <file>` for a shebang when the step names no shell; else `<shell> <file>`.
  * A shell line that cannot be split (unclosed quote) or a step with nothing to run is a problem.
+ * The programs started directly (shell, script interpreter) may start with `~`, meaning `home`.
  */
 export const planShellInvocation = (
   step: Pick<Step, 'command' | 'args' | 'cmdWithArgs' | 'script' | 'shell'>,
   defaultShell: string,
+  home: string = homeOf({}),
 ): { invocation: ShellInvocation } | { problem: string } => {
   const userShell = step.shell?.trim() ? step.shell.trim() : undefined;
   const shellLine = userShell ?? (defaultShell.trim() || 'sh');
   const shell = splitCommandLine(shellLine);
-  const [program, ...shellArgs] = shell ?? [];
+  const [shellProgram, ...shellArgs] = shell ?? [];
+  const program = shellProgram === undefined ? undefined : expandHome(shellProgram, home);
   if (program === undefined)
     return {
       problem: `invalid shell "${shellLine}": write a program and its arguments, quotes closed`,
@@ -36,10 +40,14 @@ export const planShellInvocation = (
   if (step.script !== undefined) {
     const { script } = step;
     if (step.command !== undefined)
-      return { invocation: { command: step.command, args: [...step.args], script } };
+      return {
+        invocation: { command: expandHome(step.command, home), args: [...step.args], script },
+      };
     const shebang = userShell === undefined ? shebangOf(script) : undefined;
     if (shebang?.[0] !== undefined)
-      return { invocation: { command: shebang[0], args: shebang.slice(1), script } };
+      return {
+        invocation: { command: expandHome(shebang[0], home), args: shebang.slice(1), script },
+      };
     return { invocation: { command: program, args: shellArgs, script } };
   }
 

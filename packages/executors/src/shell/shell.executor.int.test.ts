@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -323,5 +323,38 @@ describe('shell executor: signals and stop', () => {
     if (pgid !== undefined) process.kill(-pgid, 'SIGKILL'); // the background sleep
     expect(outcome).toMatchObject({ exitCode: 0, signal: null });
     expect(out.text).toBe('started\n');
+  });
+});
+
+describe('shell executor: ~ is the home directory of the step (its HOME)', () => {
+  let home: string;
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'trellis-shell-home-'));
+    await mkdir(join(home, 'bin'));
+    await writeFile(join(home, 'bin', 'interp'), '#!/bin/sh\necho "interp ran $1"\n', {
+      mode: 0o755,
+    });
+    await writeFile(join(home, 'bin', 'hello.sh'), '#!/bin/sh\necho hello from home\n', {
+      mode: 0o755,
+    });
+  });
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('runs a script through a ~/ interpreter and writes stdout to a ~/ file', async () => {
+    const { ctx, out } = contextFor(
+      { command: '~/bin/interp', script: 'ignored body', stdout: '~/out.txt' },
+      { env: { HOME: home } },
+    );
+    expect(await executor.run(ctx)).toMatchObject({ exitCode: 0 });
+    expect(out.text).toMatch(/^interp ran \S+trellis-script-/);
+    expect(await readFile(join(home, 'out.txt'), 'utf8')).toBe(out.text);
+  });
+
+  it('runs a script that names a ~/ path', async () => {
+    const { ctx, out } = contextFor({ script: '~/bin/hello.sh' }, { env: { HOME: home } });
+    expect(await executor.run(ctx)).toMatchObject({ exitCode: 0 });
+    expect(out.text).toBe('hello from home\n');
   });
 });

@@ -2,7 +2,13 @@ import type { WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
-import type { ProcessRunner, ProcessSpec, RunningProcess } from '@trellis/core';
+import {
+  expandHome,
+  homeOf,
+  type ProcessRunner,
+  type ProcessSpec,
+  type RunningProcess,
+} from '@trellis/core';
 import type { ExecContext, ExecutionOutcome, Executor, StopPolicy } from '@trellis/engine';
 import { NodeProcessRunner } from '../process-runner/node-process-runner.js';
 import { FanOutWritable, OutputCapture } from './output-fan-out.js';
@@ -35,7 +41,7 @@ export class ShellExecutor implements Executor {
   }
 
   async run(ctx: ExecContext, onStart?: (pid: number) => void): Promise<ExecutionOutcome> {
-    const planned = planShellInvocation(ctx.step, ctx.defaultShell);
+    const planned = planShellInvocation(ctx.step, ctx.defaultShell, homeOf(ctx.env));
     if ('problem' in planned) return failed(planned.problem);
     if (ctx.stop.abort.aborted) return failed('the step was stopped before it started');
     const { invocation } = planned;
@@ -161,13 +167,16 @@ const watchStop = (
   };
 };
 
-/** Opens `stdout:`/`stderr:` (relative to the step's directory) for append, created 0600. */
+/**
+ * Opens `stdout:`/`stderr:` (relative to the step's directory, `~` = the step's home) for append,
+ * created 0600.
+ */
 const openRedirects = async (ctx: ExecContext): Promise<Redirects | { problem: string }> => {
   const opened: { stdout?: WriteStream; stderr?: WriteStream } = {};
   for (const stream of ['stdout', 'stderr'] as const) {
     const file = ctx.step[stream];
     if (file === undefined || file === '') continue;
-    const path = resolve(ctx.cwd, file);
+    const path = resolve(ctx.cwd, expandHome(file, homeOf(ctx.env)));
     try {
       const handle = await open(path, 'a', 0o600);
       const out = handle.createWriteStream();

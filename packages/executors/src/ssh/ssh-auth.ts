@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { expandHome } from '@trellis/core';
 import ssh2, { type PasswordAuthMethod, type PublicKeyAuthMethod } from 'ssh2';
 
 // ssh2 is CommonJS: Node's ESM loader exposes `utils` only on the default export.
@@ -8,13 +8,6 @@ const { utils } = ssh2;
 
 /** spec: SSH settings, `key` default: the standard keys, tried in this order. */
 export const DEFAULT_KEYS = ['id_rsa', 'id_ecdsa', 'id_ed25519', 'id_dsa'] as const;
-
-/** `~` and `~/x` against the given home directory. */
-export const expandHome = (path: string, home: string): string =>
-  path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
-
-/** The home directory steps see (`HOME` of the step env), else the process owner's. */
-export const homeOf = (env: Readonly<Record<string, string>>): string => env.HOME ?? homedir();
 
 /** One authentication attempt for ssh2's `authHandler`. */
 export type AuthMethod =

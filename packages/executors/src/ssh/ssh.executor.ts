@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
+import { expandHome, homeOf } from '@trellis/core';
 import type { SshSpec } from '@trellis/spec';
 import type { ExecContext, ExecutionOutcome, Executor } from '@trellis/engine';
 import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { OutputCapture } from '../shell/output-fan-out.js';
 import { failed, note } from '../common/outcome.js';
-import { authMethods, expandHome, homeOf, toAuthHandler } from './ssh-auth.js';
+import { authMethods, toAuthHandler } from './ssh-auth.js';
 import { checkHostKey, knownHostName, parseKnownHosts, type KnownHost } from './known-hosts.js';
 
 /** Signal names the SSH protocol carries (RFC 4254 6.9), without the SIG prefix. */

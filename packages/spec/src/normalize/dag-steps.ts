@@ -6,7 +6,11 @@ import { wireSteps, type StepItem } from './graph.js';
 import type { StepDefaults } from './step-defaults.js';
 import { normalizeStep } from './step.js';
 
-/** `steps`: a list (strings, mappings, nested lists = parallel groups) or a name -> step mapping. */
+/**
+ * `steps`: a list (strings, mappings, nested lists = parallel groups) or a name -> step mapping.
+ * No steps at all (no key, nothing, `[]`, `{}`) is a valid DAG whose runs succeed at once, as with
+ * the peer: teams keep such files as shared defaults (docs/decisions.md, "A DAG with no steps").
+ */
 export const readSteps = (
   ctx: Ctx,
   v: unknown,
@@ -14,10 +18,7 @@ export const readSteps = (
   defaults: StepDefaults,
 ): Step[] => {
   const path: YamlPath = ['steps'];
-  if (v === undefined || v === null) {
-    ctx.report([], 'this DAG has no steps: add steps: with at least one step');
-    return [];
-  }
+  if (v === undefined || v === null) return [];
   const items: StepItem[] = [];
   if (isRecord(v)) {
     // A mapping of name -> step (a peer form); order is the order written.
@@ -57,9 +58,33 @@ export const readSteps = (
     ctx.report(path, `must be a list of steps, got ${show(v)}`);
     return [];
   }
-  if (items.length === 0 && (Array.isArray(v) ? v.length === 0 : true))
-    ctx.report(path, 'this DAG has no steps: add at least one step');
   return wireSteps(ctx, items, type);
+};
+
+/**
+ * The key each handler kind is written as: the spec's keys in any case (`Exit` is `exit`, as the
+ * peer reads them; docs/decisions.md, "Handler keys in any case"). Other keys are reported with
+ * the key they were likely meant to be; a kind written twice (`exit` and `Exit`) is a problem.
+ */
+const handlerKeys = (
+  ctx: Ctx,
+  m: Record<string, unknown>,
+  path: YamlPath,
+): Map<HandlerKind, string> => {
+  const keys = new Map<HandlerKind, string>();
+  const unknown: Record<string, unknown> = {};
+  for (const key of Object.keys(m)) {
+    const kind = HANDLER_KINDS.find((k) => k === key.toLowerCase());
+    if (kind === undefined) unknown[key] = m[key];
+    else if (keys.has(kind))
+      ctx.report(
+        [...path, key],
+        `${JSON.stringify(key)} and ${JSON.stringify(keys.get(kind))} are the same handler: keep one of them`,
+      );
+    else keys.set(kind, key);
+  }
+  checkKeys(ctx, unknown, path, HANDLER_KINDS, 'handlerOn');
+  return keys;
 };
 
 /** `handlerOn`: `success`, `failure`, `cancel`, `exit`, each step-like; names are fixed. */
@@ -71,20 +96,17 @@ export const readHandlers = (
   const path: YamlPath = ['handlerOn'];
   const m = readMap(ctx, v, path, 'handlerOn');
   if (!m) return {};
-  checkKeys(ctx, m, path, HANDLER_KINDS, 'handlerOn');
+  const keys = handlerKeys(ctx, m, path);
   const out: Partial<Record<HandlerKind, Step>> = {};
-  for (const kind of HANDLER_KINDS) {
-    const raw = m[kind];
+  for (const [kind, key] of keys) {
+    const raw = m[key];
     if (raw === undefined || raw === null) continue;
-    const d = normalizeStep(ctx, raw, [...path, kind], defaults, `the ${kind} handler`);
+    const d = normalizeStep(ctx, raw, [...path, key], defaults, `the ${kind} handler`);
     if (!d) continue;
     if (d.step.depends.length > 0)
-      ctx.report(
-        [...path, kind, 'depends'],
-        'handlers run after all steps and cannot have depends',
-      );
+      ctx.report([...path, key, 'depends'], 'handlers run after all steps and cannot have depends');
     if (d.step.parallel)
-      ctx.report([...path, kind, 'parallel'], 'handlers cannot have parallel items');
+      ctx.report([...path, key, 'parallel'], 'handlers cannot have parallel items');
     // spec: Events - run details name handler nodes onSuccess/onFailure/onCancel/onExit, so a
     // `name:` written in handlerOn is ignored (docs/decisions.md).
     d.step.name = handlerNodeName[kind];

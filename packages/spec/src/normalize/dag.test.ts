@@ -49,3 +49,67 @@ describe('handlers', () => {
     expect(r.main.dag.handlerOn.failure?.name).toBe('onFailure');
   });
 });
+
+// docs/decisions.md, "A DAG with no steps": accepted, as the peer does (shared defaults files).
+describe('a DAG with no steps', () => {
+  it.each([
+    ['no steps key', 'name: defaults\nenv:\n  - A: 1\n'],
+    ['steps: with nothing', 'steps:\n'],
+    ['an empty list', 'steps: []\n'],
+    ['an empty mapping', 'steps: {}\n'],
+  ])('is valid with %s, and has no steps', (_label, text) => {
+    const r = parseDagFile(text, { name: 'x' });
+    expect(r.errors).toEqual([]);
+    expect(r.valid).toBe(true);
+    expect(r.main.dag.steps).toEqual([]);
+  });
+
+  it('may still have handlers', () => {
+    const r = parseDagFile('handlerOn:\n  exit:\n    command: echo bye\n', { name: 'x' });
+    expect(r.errors).toEqual([]);
+    expect(r.main.dag.handlerOn.exit?.name).toBe('onExit');
+  });
+
+  it('still refuses an empty parallel group', () => {
+    const r = parseDagFile('steps:\n  - []\n', { name: 'x' });
+    expect(r.errors).toEqual([
+      'line 2: steps[0]: empty parallel group: list at least one step in it',
+    ]);
+  });
+});
+
+// docs/decisions.md, "Handler keys in any case".
+describe('handlerOn keys', () => {
+  it('are accepted in any case and stored under the spec spelling', () => {
+    const r = parseDagFile(
+      'steps: [echo]\nhandlerOn:\n  Success: {command: a}\n  FAILURE: {command: b}\n  Cancel: {command: c}\n  Exit: {command: d}\n',
+      { name: 'x' },
+    );
+    expect(r.errors).toEqual([]);
+    const h = r.main.dag.handlerOn;
+    expect([h.success?.command, h.failure?.command, h.cancel?.command, h.exit?.command]).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
+    expect(h.exit?.name).toBe('onExit');
+  });
+
+  it('refuses the same handler written twice in different cases, naming both', () => {
+    const r = parseDagFile(
+      'steps: [echo]\nhandlerOn:\n  exit: {command: a}\n  Exit: {command: b}\n',
+      { name: 'x' },
+    );
+    expect(r.errors).toEqual([
+      'line 4: handlerOn.Exit: "Exit" and "exit" are the same handler: keep one of them',
+    ]);
+  });
+
+  it('names the meant key for a misspelt one', () => {
+    const r = parseDagFile('steps: [echo]\nhandlerOn:\n  onExit: {command: a}\n', { name: 'x' });
+    expect(r.errors).toEqual([
+      'line 3: handlerOn.onExit: unknown field "onExit" in handlerOn: did you mean "exit"?',
+    ]);
+  });
+});

@@ -96,7 +96,6 @@ export const normalizeDag = (ctx: Ctx, doc: unknown, opts: NormalizeDagOptions):
     ...(head.ssh ? { ssh: head.ssh } : {}),
     checkRunTarget: runTargetChecker(head.name, opts),
   };
-  // A document that is not a mapping has one problem; "no steps" would only repeat it.
   const steps = isRecord(doc) ? readSteps(ctx, m.steps, head.type ?? 'chain', defaults) : [];
   const handlerOn = readHandlers(ctx, m.handlerOn, defaults);
   const place = readPlacement(ctx, m, opts);

@@ -14,6 +14,8 @@ export const Gantt = ({
   runEnd: string;
   now: number;
 }) => {
+  // A DAG may have no steps (docs/decisions.md): its run is done without any.
+  if (nodes.length === 0) return <p className="muted">This run has no steps.</p>;
   const started = nodes.filter((n) => n.startedAt);
   if (!runStart || started.length === 0) return <p className="muted">No step has started yet.</p>;
   const t0 = Date.parse(runStart);

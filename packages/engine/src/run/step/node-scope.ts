@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { expandHome, homeOf } from '@trellis/core';
 import { HANDLER_KINDS, handlerNodeName, type NodeRecord } from '@trellis/spec';
 import type { ConditionEnv } from '../../conditions/evaluate-conditions.js';
 import type { StepLogs } from '../../ports/recorder.js';
@@ -51,10 +52,14 @@ const outputsFor = (ctx: RunContext, n: NodeRecord, isHandler: boolean): Record<
   return out;
 };
 
-/** The node's working directory: its `dir`, relative to the DAG's working directory. */
-const nodeCwd = (ctx: RunContext, n: NodeRecord): string => {
+/**
+ * The node's working directory: its `dir`, relative to the DAG's working directory; a leading `~`
+ * (written, or from a variable's value) is `home`.
+ */
+const nodeCwd = (ctx: RunContext, n: NodeRecord, home: string): string => {
   const { params, dagEnv, workingDir } = ctx.vars;
-  const dir = n.step.dir ? expandVarsSync(n.step.dir, [params, dagEnv, ctx.deps.systemEnv]) : '';
+  const raw = n.step.dir ? expandVarsSync(n.step.dir, [params, dagEnv, ctx.deps.systemEnv]) : '';
+  const dir = expandHome(raw, home);
   return dir ? (isAbsolute(dir) ? dir : resolve(workingDir, dir)) : workingDir;
 };
 
@@ -67,7 +72,8 @@ export const nodeScope = async (
 ): Promise<NodeScope> => {
   const { params, context, dagEnv } = ctx.vars;
   const sys = ctx.deps.systemEnv;
-  const cwd = nodeCwd(ctx, n);
+  const base = baseProcessEnv(ctx);
+  let cwd = nodeCwd(ctx, n, homeOf(base));
   const isHandler = HANDLER_KINDS.some(
     (k) => handlerNodeName[k] === n.step.name && ctx.dag.handlerOn[k] === n.step,
   );
@@ -87,11 +93,13 @@ export const nodeScope = async (
       { backticks: backticks(ctx) },
     );
   }
+  // A step whose own env sets HOME means that home by `~` in its dir.
+  if (stepEnv.HOME !== undefined) stepVars.PWD = cwd = nodeCwd(ctx, n, homeOf(stepEnv));
   return {
     cwd,
     commandScopes: [stepVars, stepEnv, params, outputs],
     fullScopes: [stepVars, stepEnv, params, outputs, context, dagEnv, sys],
-    env: { ...baseProcessEnv(ctx), ...outputs, ...stepEnv, ...stepVars },
+    env: { ...base, ...outputs, ...stepEnv, ...stepVars },
   };
 };
 

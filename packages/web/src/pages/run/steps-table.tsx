@@ -128,34 +128,38 @@ export const StepsPanel = ({
 }) => (
   <div className="panel">
     <h2>Steps</h2>
-    <div className="table-wrap">
-      <table className="table" aria-label="Steps">
-        <thead>
-          <tr>
-            <th>Step</th>
-            <th>Status</th>
-            <th className="hide-narrow">Started</th>
-            <th>Duration</th>
-            <th className="hide-narrow" title="retries / completed repeats">
-              Retries / done
-            </th>
-            <th>Logs</th>
-            <th className="hide-narrow">Set status</th>
-          </tr>
-        </thead>
-        <tbody>
-          {nodes.map((n) => (
-            <StepRow
-              key={n.step.name}
-              n={n}
-              now={now}
-              live={live}
-              childLink={childLink}
-              actions={actions}
-            />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    {nodes.length === 0 ? (
+      <p className="muted">This run has no steps.</p>
+    ) : (
+      <div className="table-wrap">
+        <table className="table" aria-label="Steps">
+          <thead>
+            <tr>
+              <th>Step</th>
+              <th>Status</th>
+              <th className="hide-narrow">Started</th>
+              <th>Duration</th>
+              <th className="hide-narrow" title="retries / completed repeats">
+                Retries / done
+              </th>
+              <th>Logs</th>
+              <th className="hide-narrow">Set status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {nodes.map((n) => (
+              <StepRow
+                key={n.step.name}
+                n={n}
+                now={now}
+                live={live}
+                childLink={childLink}
+                actions={actions}
+              />
+            ))}
+          </tbody>
+        </table>
+      </div>
+    )}
   </div>
 );
