@@ -83,6 +83,13 @@ const runOne = async (name: string, want: Expectation): Promise<void> => {
     ...(want.params !== undefined ? { params: fill(want.params) } : {}),
   });
   const final = await started.done;
+  if (process.env.DUMPX) {
+    const { readFileSync: r } = await import('node:fs');
+    const { execSync } = await import('node:child_process');
+    console.log(execSync(`find ${t.home} -type f | grep -v -e /dags/ -e /data/`).toString());
+    for (const n of [...final.nodes, final.onExit, final.onFailure, final.onSuccess, final.onCancel]) if (n) console.log(JSON.stringify({ name: n.step.name, status: n.status, err: n.error, out: n.stdout ? r(n.stdout, 'utf8') : '', errout: n.stderr ? r(n.stderr, 'utf8') : '', outputs: n.outputs, rc: n.retryCount, dc: n.doneCount, ch: n.children }));
+    console.log(final.status, final.error, r(final.log, 'utf8'));
+  }
   await checkRun(name, final, want, {
     readRun: (ref, root) => store.getRun(ref, { root }),
     home: t.home,
