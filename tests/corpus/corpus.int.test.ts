@@ -52,6 +52,15 @@ afterEach(() => {
 const fill = (text: string): string =>
   text.replaceAll('{{api}}', api.url).replaceAll('{{smtp_port}}', String(smtp.port));
 
+/** Resolves once the file at `path` holds `text` (bounded: 10 s in 10 ms polls of the step log). */
+const untilPrinted = async (path: string, text: string): Promise<void> => {
+  for (let i = 0; i < 1000; i++) {
+    if (existsSync(path) && readFileSync(path, 'utf8').includes(text)) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`${path} never held "${text}"`);
+};
+
 /** A fresh HOME with the corpus as its DAGs folder and the expectation's files in place. */
 const prepareHome = (want: Expectation): TempHome => {
   const home = createTempHome('trellis-corpus-');
@@ -72,10 +81,13 @@ const runOne = async (name: string, want: Expectation): Promise<void> => {
   smtp.mails.length = 0;
   const { runs, store, events } = localRunService(t, { executorSet, processQueues: true });
   if (want.stopWhen !== undefined) {
-    const stopAt = want.stopWhen;
+    const { step: stopAt, printed } = want.stopWhen;
     events.on('node:statusChanged', (r, step, status) => {
-      if (step === stopAt && status === NodeStatus.Running && r.parent === undefined)
-        void runs.stop({ name: r.name, dagRunId: r.dagRunId });
+      if (step !== stopAt || status !== NodeStatus.Running || r.parent !== undefined) return;
+      const out = r.nodes.find((n) => n.step.name === step)?.stdout ?? '';
+      void (printed === undefined ? Promise.resolve() : untilPrinted(out, printed)).then(() =>
+        runs.stop({ name: r.name, dagRunId: r.dagRunId }),
+      );
     });
   }
   const started = await runs.start({

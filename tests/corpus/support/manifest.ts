@@ -67,8 +67,11 @@ export interface Expectation {
   params?: string;
   /** Files written before the run, path relative to the run's HOME -> content. */
   files?: Record<string, string>;
-  /** Stop the run (as `stop` does) once this step is running. */
-  stopWhen?: string;
+  /**
+   * Stop the run (as `stop` does) once this step is running, and (`printed`) once its stdout
+   * holds that text (a step that first installs a signal trap says when it is in place).
+   */
+  stopWhen?: { step: string; printed?: string };
   status: (typeof RUN_STATUSES)[number];
   /** A substring of the run's own error; `''` = none. */
   error?: string;
@@ -164,7 +167,7 @@ const expectation = obj(
     pendingFix: oneOf(PENDING_FIXES),
     params: str,
     files: strMap,
-    stopWhen: str,
+    stopWhen: obj({ step: str, printed: str }, ['step']),
     status: oneOf(RUN_STATUSES),
     error: str,
     runParams: strMap,
