@@ -112,6 +112,8 @@ const checkChild = async (
   if (want.steps) await checkSteps(r, want.steps, at, root, ctx);
 };
 
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const HANDLERS = ['onSuccess', 'onFailure', 'onCancel', 'onExit'] as const;
 
 const checkServers = (want: Expectation, at: string, ctx: CheckContext): void => {
@@ -159,6 +161,10 @@ export const checkRun = async (
   }
   const log = fileText(r.log);
   for (const s of want.log ?? []) expect(log, `${dag}: run log`).toContain(s);
+  if (want.runLogUnder !== undefined)
+    expect(r.log, `${dag}: run log path`).toMatch(
+      new RegExp(`^${escapeRe(join(ctx.home, want.runLogUnder))}/`),
+    );
   for (const [path, w] of Object.entries(want.homeFiles ?? {})) {
     const full = join(ctx.home, path);
     if (w === null) expect(existsSync(full), `${dag}: ~/${path} exists`).toBe(false);

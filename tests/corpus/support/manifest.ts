@@ -83,6 +83,8 @@ export interface Expectation {
   handlers?: Partial<Record<'onSuccess' | 'onFailure' | 'onCancel' | 'onExit', NodeExpect>>;
   /** Substrings of the run log. */
   log?: string[];
+  /** The folder, relative to HOME, the run log must be written under (`logDir`). */
+  runLogUnder?: string;
   /** Files after the run, path relative to HOME -> text check; `null` = must not exist. */
   homeFiles?: Record<string, TextExpect | null>;
   /** Requests the corpus HTTP server received during the run. */
@@ -174,6 +176,7 @@ const expectation = obj(
     steps: mapOf(node),
     handlers: obj({ onSuccess: node, onFailure: node, onCancel: node, onExit: node }),
     log: listOf(str),
+    runLogUnder: str,
     homeFiles: mapOf((v, at) => (v === null ? undefined : text(v, at))),
     http: listOf(
       obj({ method: str, path: str, count: int, body: text, headers: strMap }, ['method', 'path']),
