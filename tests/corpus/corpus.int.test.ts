@@ -61,14 +61,15 @@ const untilPrinted = async (path: string, text: string): Promise<void> => {
   throw new Error(`${path} never held "${text}"`);
 };
 
-/** A fresh HOME with the corpus as its DAGs folder and the expectation's files in place. */
+/** A fresh HOME with the corpus as its DAGs folder and the expectation's `files` in place. */
 const prepareHome = (want: Expectation): TempHome => {
   const home = createTempHome('trellis-corpus-');
   for (const n of names) home.dag(n, fill(readFileSync(join(dagsDir, `${n}.yaml`), 'utf8')));
   for (const [path, content] of Object.entries(want.files ?? {})) {
     const full = join(home.home, path);
     mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, fill(content));
+    // a script (`#!` first) is written executable
+    writeFileSync(full, fill(content), { mode: content.startsWith('#!') ? 0o755 : 0o644 });
   }
   return home;
 };
@@ -101,6 +102,7 @@ const runOne = async (name: string, want: Expectation): Promise<void> => {
     console.log(execSync(`find ${t.home} -type f | grep -v -e /dags/ -e /data/`).toString());
     for (const n of [...final.nodes, final.onExit, final.onFailure, final.onSuccess, final.onCancel]) if (n) console.log(JSON.stringify({ name: n.step.name, status: n.status, err: n.error, out: n.stdout ? r(n.stdout, 'utf8') : '', errout: n.stderr ? r(n.stderr, 'utf8') : '', outputs: n.outputs, rc: n.retryCount, dc: n.doneCount, ch: n.children }));
     console.log(final.status, final.error, r(final.log, 'utf8'));
+    for (const n of final.nodes) for (const c of n.children) { const cr = await store.getRun({ name: c.name, dagRunId: c.dagRunId }, { root: { name: final.name, dagRunId: final.dagRunId } }); console.log('CHILD', JSON.stringify(cr.params), JSON.stringify(cr.nodes.map((x) => [x.step.name, x.status, x.error, x.stdout ? r(x.stdout, 'utf8') : '', x.stderr ? r(x.stderr, 'utf8') : ''])), cr.error); }
   }
   await checkRun(name, final, want, {
     readRun: (ref, root) => store.getRun(ref, { root }),

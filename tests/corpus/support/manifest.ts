@@ -16,8 +16,8 @@ export const NODE_STATUSES = [
   'skipped',
   'partial',
 ] as const;
-/** The fixes not yet merged on this branch (see the README); a DAG that needs one is marked. */
-export const PENDING_FIXES = ['a', 'b', 'c', 'd', 'e'] as const;
+/** The fixes not yet merged on this branch (tests/corpus/README.md); a DAG that needs one is marked. */
+export const PENDING_FIXES = ['a', 'b', 'c', 'd', 'e', 'f'] as const;
 
 /** A text check: exact text, or `{has, lacks, match}` (substrings present / absent, a regex). */
 export type TextExpect = string | { has?: string[]; lacks?: string[]; match?: string };
