@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NodeStatus } from '@trellis/core';
 import { createExecutorSet } from '@trellis/executors';
 import {
@@ -31,7 +31,6 @@ const names = readdirSync(dagsDir)
 let api: OpsApi;
 let smtp: SmtpSink;
 const executorSet = createExecutorSet();
-const savedHome = process.env.HOME;
 let t: TempHome | undefined;
 
 beforeAll(async () => {
@@ -43,7 +42,7 @@ afterAll(async () => {
   await smtp.close();
 });
 afterEach(() => {
-  process.env.HOME = savedHome;
+  vi.unstubAllEnvs();
   t?.cleanup();
   t = undefined;
 });
@@ -77,7 +76,7 @@ const prepareHome = (want: Expectation): TempHome => {
 const runOne = async (name: string, want: Expectation): Promise<void> => {
   t = prepareHome(want);
   // `~` means the user's home wherever it is read (process env or the steps' env): this one
-  process.env.HOME = t.home;
+  vi.stubEnv('HOME', t.home);
   api.reset();
   smtp.mails.length = 0;
   const { runs, store, events } = localRunService(t, { executorSet, processQueues: true });
@@ -96,14 +95,6 @@ const runOne = async (name: string, want: Expectation): Promise<void> => {
     ...(want.params !== undefined ? { params: fill(want.params) } : {}),
   });
   const final = await started.done;
-  if (process.env.DUMPX) {
-    const { readFileSync: r } = await import('node:fs');
-    const { execSync } = await import('node:child_process');
-    console.log(execSync(`find ${t.home} -type f | grep -v -e /dags/ -e /data/`).toString());
-    for (const n of [...final.nodes, final.onExit, final.onFailure, final.onSuccess, final.onCancel]) if (n) console.log(JSON.stringify({ name: n.step.name, status: n.status, err: n.error, out: n.stdout ? r(n.stdout, 'utf8') : '', errout: n.stderr ? r(n.stderr, 'utf8') : '', outputs: n.outputs, rc: n.retryCount, dc: n.doneCount, ch: n.children }));
-    console.log(final.status, final.error, r(final.log, 'utf8'));
-    for (const n of final.nodes) for (const c of n.children) { const cr = await store.getRun({ name: c.name, dagRunId: c.dagRunId }, { root: { name: final.name, dagRunId: final.dagRunId } }); console.log('CHILD', JSON.stringify(cr.params), JSON.stringify(cr.nodes.map((x) => [x.step.name, x.status, x.error, x.stdout ? r(x.stdout, 'utf8') : '', x.stderr ? r(x.stderr, 'utf8') : ''])), cr.error); }
-  }
   await checkRun(name, final, want, {
     readRun: (ref, root) => store.getRun(ref, { root }),
     home: t.home,
