@@ -59,8 +59,6 @@ export interface LocalRunServiceOptions {
   readonly maxListeners?: number;
   /** Every executor and run hook (createExecutorSet) instead of only the shell executor. */
   readonly executorSet?: ExecutorSet;
-  /** Variables added to the system environment the steps see (PATH and HOME are set). */
-  readonly systemEnv?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -91,7 +89,7 @@ export const localRunService = (t: TempHome, o: LocalRunServiceOptions = {}) => 
       clock,
       executors: o.executorSet?.executors ?? { shell: new ShellExecutor() },
       commands: new ShellCommandRunner(),
-      systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: t.home, ...o.systemEnv },
+      systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: t.home },
       defaultShell: 'sh',
       events,
       runHooks: [...(o.executorSet?.runHooks ?? []), new RetentionOnStart({ store, clock })],
