@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Projects: `unit` = colocated *.test.ts (no I/O beyond temp files), `int` = *.int.test.ts (real
- * processes, fs, services; those wiring several packages together live in tests/integration),
+ * processes, fs, services; those wiring several packages together live in tests/integration, and
+ * tests/corpus runs the DAG corpus end to end),
  * `e2e` = tests/e2e (the built binary).
  * The `@trellis/source` export condition makes workspace imports resolve to `src/` without a build.
  */
@@ -36,6 +37,7 @@ export default defineConfig({
             'packages/*/src/**/*.int.test.ts',
             'packages/*/test/**/*.int.test.ts',
             'tests/integration/**/*.int.test.ts',
+            'tests/corpus/**/*.int.test.ts',
           ],
           // Upper bounds against hangs, not performance assertions: real processes and services
           // share two cores with the other test files.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sequentialIdGenerator, systemClock, type Clock, type IdGenerator } from '@trellis/core';
 import { createLocalDispatcher } from '@trellis/dispatch';
 import { EngineEvents } from '@trellis/engine';
-import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
+import { ShellCommandRunner, ShellExecutor, type ExecutorSet } from '@trellis/executors';
 import { RetentionOnStart } from '@trellis/scheduler';
 import { RunService, type CustomQueue, type RunDispatcher } from '@trellis/services';
 import type { DagRunRecord } from '@trellis/spec';
@@ -57,11 +57,14 @@ export interface LocalRunServiceOptions {
   readonly warn?: (message: string) => void;
   /** Sets the engine events' listener limit (0: none), for tests that add many listeners. */
   readonly maxListeners?: number;
+  /** Every executor and run hook (createExecutorSet) instead of only the shell executor. */
+  readonly executorSet?: ExecutorSet;
 }
 
 /**
  * A RunService on `t`: FsRunStore under `<home>/data` and `<home>/logs`, DagFileLoader over
- * `t.dagsDir`, the shell executor and command runner with `sh`, and this process as owner.
+ * `t.dagsDir`, the shell executor (or the given executor set) and command runner with `sh`, and
+ * this process as owner.
  */
 export const localRunService = (t: TempHome, o: LocalRunServiceOptions = {}) => {
   const events = new EngineEvents();
@@ -84,12 +87,12 @@ export const localRunService = (t: TempHome, o: LocalRunServiceOptions = {}) => 
     ...(o.warn ? { warn: o.warn } : {}),
     local: createLocalDispatcher({
       clock,
-      executors: { shell: new ShellExecutor() },
+      executors: o.executorSet?.executors ?? { shell: new ShellExecutor() },
       commands: new ShellCommandRunner(),
       systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: t.home },
       defaultShell: 'sh',
       events,
-      runHooks: [new RetentionOnStart({ store, clock })],
+      runHooks: [...(o.executorSet?.runHooks ?? []), new RetentionOnStart({ store, clock })],
       store,
       children: () => runs,
     }),
