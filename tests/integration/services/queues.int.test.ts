@@ -1,11 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ErrorCode,
-  RunStatus,
-  systemClock,
-  type Clock,
-  type IdGenerator,
-} from '@trellis/core';
+import { ErrorCode, RunStatus, systemClock, type Clock, type IdGenerator } from '@trellis/core';
 import type { EngineEvents } from '@trellis/engine';
 import type { DagRunRecord } from '@trellis/spec';
 import { runQueueProcessor, type LostRunsDeps } from '@trellis/scheduler';
