@@ -7,6 +7,9 @@ const run = (p: Partial<RemoteRun> & Pick<RemoteRun, 'ref' | 'root'>): RemoteRun
   seq: 0,
   unwatch: () => undefined,
   cancelRequested: false,
+  unlisted: false,
+  reportPending: false,
+  finishing: false,
   ...p,
 });
 

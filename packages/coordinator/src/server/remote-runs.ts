@@ -17,6 +17,12 @@ export interface RemoteRun {
   cancelRequested: boolean;
   /** When it was put on its dispatch queue (ms since the epoch), for dispatch latency. */
   dispatchedAtMs?: number;
+  /** Its worker's last heartbeat did not list it (the next one decides: docs/decisions.md). */
+  unlisted: boolean;
+  /** Its worker's last report could not be stored: the worker sends it again. */
+  reportPending: boolean;
+  /** Its final record is being written before any worker took it: claims are refused. */
+  finishing: boolean;
 }
 
 /** `root/run` (a run id is unique under its root). */
