@@ -98,8 +98,10 @@ export class Claims {
     const tracked = this.#ctx.runs.get(ref, root);
     if (tracked?.dispatchedAtMs !== undefined)
       deps.onClaimed?.(deps.clock.now().getTime() - tracked.dispatchedAtMs);
-    if (tracked) tracked.workerId = req.workerId;
-    else this.#tracker.track(ref, root, req.workerId, {});
+    const run = tracked ?? this.#tracker.track(ref, root, req.workerId, {});
+    run.workerId = req.workerId;
+    const incarnation = this.#ctx.registry.get(req.workerId)?.incarnation;
+    if (incarnation) run.incarnation = incarnation;
     const now = deps.clock.now().toISOString();
     record.owner = {
       pid: req.pid,

@@ -212,17 +212,17 @@ describe('coordinator over real gRPC', () => {
     expect((await claim('w1')).granted).toBe(false);
   });
 
-  it('reconciles heartbeats: a claimed run two beats leave out is failed; a listed running run of the worker is adopted', async () => {
-    const listing = (...runs: (typeof ref)[]) =>
+  it('reconciles heartbeats: a restarted worker that no longer lists its claimed run loses it; a listed running run of the worker is adopted', async () => {
+    const listing = (incarnation: string, ...runs: (typeof ref)[]) =>
       client.heartbeat({
         workerId: 'w1',
         labels: { gpu: 'true' },
         capacity: 2,
         runningTasks: runs.map((r) => ({ run: r, root: r, parent: null, startedAt: '' })),
-        incarnation: 'i1',
+        incarnation,
         accepting: true,
       });
-    await listing();
+    await listing('i1');
     await claim('w1');
     const other = { name: 'job', dagRunId: 'r2' };
     await store.createRun(
@@ -236,14 +236,15 @@ describe('coordinator over real gRPC', () => {
       },
       { dag: { name: 'job' }, localDags: [] },
     );
-    await listing(other);
+    await listing('i1', ref, other);
     await coordinator.heartbeatsSettled();
     expect((await store.getRun(ref)).status).toBe(1);
-    await listing(other);
+    // The same worker again, restarted: r1 is gone with its old process.
+    await listing('i2', other);
     await coordinator.heartbeatsSettled();
     expect(await store.getRun(ref)).toMatchObject({
       status: 2,
-      error: 'worker "w1" no longer runs it: two heartbeats in a row did not list it',
+      error: 'worker "w1" restarted and no longer runs it (its heartbeats do not list it)',
     });
     expect(updates.at(-1)).toMatchObject({ dagRunId: 'r1', status: 2 });
     // r2, unknown to this coordinator but running on w1 by its record, was adopted.
@@ -258,7 +259,7 @@ describe('coordinator over real gRPC', () => {
     });
     expect(ack).toEqual({ appliedSeq: 1, dropped: false });
     expect((await store.getRun(other)).status).toBe(4);
-    expect((await listing(ref)).drop).toEqual([ref]);
+    expect((await listing('i2', ref)).drop).toEqual([ref]);
   });
 
   it('writes each log byte once, also when a batch is sent again', async () => {

@@ -13,12 +13,14 @@ const refsOf = (t: RunningTask): { ref: RunRef; root: RunRef } => ({
 });
 
 /**
- * Each heartbeat's running tasks against the runs the coordinator tracks for that worker, so no
- * divergence outlives one heartbeat (docs/decisions.md, "Distributed mode"):
- * - a run tracked as the worker's that a heartbeat does not list is marked; if the next one does
- *   not list it either, it is taken from the worker as the lost-worker rule does (failed with an
- *   error naming the worker unless its record already ended; then it is just forgotten). A run
- *   whose last report the store refused is left to that report, which the worker sends again.
+ * Each heartbeat's running tasks against the runs the coordinator tracks for that worker
+ * (docs/decisions.md, "Distributed mode"):
+ * - a run tracked as the worker's that a heartbeat does not list, from a new incarnation of the
+ *   worker (it restarted: nothing it buffered survived), is taken from it as the lost-worker rule
+ *   does (failed with an error naming the worker unless its record already ended). From the same
+ *   incarnation, the next heartbeat without it forgets it if its record ended; otherwise it stays
+ *   tracked, with a warning, since its final report may still be on its way from the worker's
+ *   outbox (failing it would throw that result away).
  * - a run the worker lists that the coordinator does not track is adopted when its stored
  *   record is running and names that worker as owner; otherwise (ended, another worker's, or
  *   unknown) the worker is told to drop it. A child run not stored yet is left to its first
@@ -36,13 +38,19 @@ export class HeartbeatReconcile {
     this.#tracker = tracker;
   }
 
-  /** A heartbeat of `workerId` listing `tasks` (already recorded in the registry). */
-  onHeartbeat(workerId: string, tasks: readonly RunningTask[]): void {
+  /** A heartbeat of `workerId` (its `incarnation`) listing `tasks`, recorded in the registry. */
+  onHeartbeat(workerId: string, incarnation: string, tasks: readonly RunningTask[]): void {
     const listed = new Set(tasks.map((t) => runKey(refsOf(t).ref, refsOf(t).root)));
-    const missing: RemoteRun[] = [];
+    const restarted: RemoteRun[] = [];
+    const unlisted: RemoteRun[] = [];
     for (const run of this.#ctx.runs.ofWorker(workerId)) {
-      if (listed.has(runKey(run.ref, run.root)) || run.reportPending) run.unlisted = false;
-      else if (run.unlisted) missing.push(run);
+      if (listed.has(runKey(run.ref, run.root))) {
+        run.unlisted = false;
+        run.warnedUnlisted = false;
+        run.incarnation = incarnation;
+      } else if (run.incarnation !== undefined && run.incarnation !== incarnation)
+        restarted.push(run);
+      else if (run.unlisted) unlisted.push(run);
       else run.unlisted = true;
     }
     const unknown = tasks.filter((t) => {
@@ -52,9 +60,10 @@ export class HeartbeatReconcile {
         !this.#ctx.dropped.has(workerId, runKey(ref, root))
       );
     });
-    if (missing.length === 0 && unknown.length === 0) return;
+    if (restarted.length + unlisted.length + unknown.length === 0) return;
     this.#chain(workerId, async () => {
-      for (const run of missing) await this.#lose(workerId, run);
+      for (const run of restarted) await this.#lose(workerId, run);
+      for (const run of unlisted) await this.#forgetEnded(workerId, run);
       for (const t of unknown) await this.#adoptOrDrop(workerId, t);
     });
   }
@@ -79,13 +88,30 @@ export class HeartbeatReconcile {
   }
 
   async #lose(workerId: string, run: RemoteRun): Promise<void> {
-    // Listed again, reported meanwhile, or already ended: nothing to do.
-    if (this.#ctx.runs.get(run.ref, run.root) !== run || !run.unlisted) return;
+    if (this.#ctx.runs.get(run.ref, run.root) !== run) return; // ended meanwhile
     await loseRun(
       this.#ctx,
       run,
       workerId,
-      `worker "${workerId}" no longer runs it: two heartbeats in a row did not list it`,
+      `worker "${workerId}" restarted and no longer runs it (its heartbeats do not list it)`,
+    );
+  }
+
+  /** A run two heartbeats left out: forgotten when its record ended, else waited for (warned). */
+  async #forgetEnded(workerId: string, run: RemoteRun): Promise<void> {
+    if (this.#ctx.runs.get(run.ref, run.root) !== run || !run.unlisted) return;
+    const stored = await this.#ctx.deps.store
+      .getRun(run.ref, { root: run.root })
+      .catch(() => undefined);
+    if (stored !== undefined && isFinalRunStatus(stored.status)) {
+      this.#ctx.runs.remove(run.ref, run.root);
+      this.#ctx.capacity.changed();
+      return;
+    }
+    if (run.warnedUnlisted) return;
+    run.warnedUnlisted = true;
+    this.#ctx.warn(
+      `worker "${workerId}" no longer lists run ${run.ref.dagRunId} of DAG "${run.ref.name}": waiting for its final report (or the lost-worker rule)`,
     );
   }
 

@@ -8,7 +8,6 @@ const run = (p: Partial<RemoteRun> & Pick<RemoteRun, 'ref' | 'root'>): RemoteRun
   unwatch: () => undefined,
   cancelRequested: false,
   unlisted: false,
-  reportPending: false,
   finishing: false,
   ...p,
 });

@@ -28,7 +28,6 @@ export class RunTracker {
       unwatch: () => undefined,
       cancelRequested: false,
       unlisted: false,
-      reportPending: false,
       finishing: false,
     };
     this.#ctx.runs.add(run);

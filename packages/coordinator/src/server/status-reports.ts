@@ -49,12 +49,10 @@ export class StatusReports {
     try {
       await deps.store.saveRun(record);
     } catch (e) {
-      run.reportPending = true;
       throw unavailable(
         `cannot store report ${req.seq} of run ${ref.dagRunId} of DAG "${ref.name}" (${(e as Error).message}); send it again`,
       );
     }
-    run.reportPending = false;
     run.seq = Math.max(run.seq, req.seq);
     deps.onRunUpdate?.(record);
     if (isFinalRunStatus(record.status)) {

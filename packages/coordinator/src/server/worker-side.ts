@@ -90,7 +90,7 @@ export class WorkerSide {
       },
       now,
     );
-    this.#reconcile.onHeartbeat(req.workerId, tasks);
+    this.#reconcile.onHeartbeat(req.workerId, req.incarnation, tasks);
     const drop = this.#toDrop(req.workerId, tasks);
     if (change.joined || change.grew) this.#ctx.capacity.changed();
     return {

@@ -16,15 +16,26 @@ export const setup = () => {
   const store = new MemoryCoordinatorStore();
   const clock = new FakeClock('2026-03-01T10:00:00Z');
   const updates: DagRunRecord[] = [];
+  const warnings: string[] = [];
   const ctx = createContext(
-    { store, clock, logDir: '/logs', onRunUpdate: (r) => updates.push(structuredClone(r)) },
+    {
+      store,
+      clock,
+      logDir: '/logs',
+      onRunUpdate: (r) => updates.push(structuredClone(r)),
+      warn: (m) => warnings.push(m),
+    },
     new WorkerRegistry(),
   );
   const tracker = new RunTracker(ctx);
   const reconcile = new HeartbeatReconcile(ctx, tracker);
   const workers = new WorkerSide(ctx, reconcile);
   /** A heartbeat of `workerId` listing `runs`, and its store work done. */
-  const beat = async (workerId: string, runs: { ref: RunRef; parent?: RunRef }[] = []) => {
+  const beat = async (
+    workerId: string,
+    runs: { ref: RunRef; parent?: RunRef }[] = [],
+    incarnation = 'i1',
+  ) => {
     const reply = workers.heartbeat({
       workerId,
       labels: {},
@@ -35,7 +46,7 @@ export const setup = () => {
         parent: r.parent ?? null,
         startedAt: '',
       })),
-      incarnation: 'i1',
+      incarnation,
       accepting: true,
     });
     await reconcile.settled();
@@ -46,6 +57,7 @@ export const setup = () => {
     ctx,
     tracker,
     updates,
+    warnings,
     beat,
     reports: new StatusReports(ctx, tracker),
     claims: new Claims(ctx, tracker),
