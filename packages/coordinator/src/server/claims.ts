@@ -63,18 +63,24 @@ export class Claims {
 
   /** The run's record when no one has it and it has not ended; else why it cannot be claimed. */
   async #claimable(ref: RunRef, root: RunRef): Promise<DagRunRecord | string> {
-    const claimedBy = (): string | undefined => this.#ctx.runs.get(ref, root)?.workerId;
-    if (claimedBy() !== undefined)
-      return `run ${ref.dagRunId} was already claimed by worker "${claimedBy()}"`;
+    const taken = (): string | undefined => {
+      const tracked = this.#ctx.runs.get(ref, root);
+      if (tracked?.finishing) return `run ${ref.dagRunId} is being ended before a worker took it`;
+      if (tracked?.workerId !== undefined)
+        return `run ${ref.dagRunId} was already claimed by worker "${tracked.workerId}"`;
+      return undefined;
+    };
+    const before = taken();
+    if (before !== undefined) return before;
     let record: DagRunRecord;
     try {
       record = await this.#ctx.deps.store.getRun(ref, { root });
     } catch (e) {
       return `run ${ref.dagRunId} of DAG "${ref.name}" is unknown: ${(e as Error).message}`;
     }
-    // Checked again after the read: a concurrent claim of the same run may have won meanwhile.
-    if (claimedBy() !== undefined)
-      return `run ${ref.dagRunId} was already claimed by worker "${claimedBy()}"`;
+    // Checked again after the read: a concurrent claim (or end) of the run may have won meanwhile.
+    const after = taken();
+    if (after !== undefined) return after;
     if (isFinalRunStatus(record.status))
       return `run ${ref.dagRunId} already ended (status ${record.status})`;
     const owner = record.owner?.workerId;
@@ -92,8 +98,10 @@ export class Claims {
     const tracked = this.#ctx.runs.get(ref, root);
     if (tracked?.dispatchedAtMs !== undefined)
       deps.onClaimed?.(deps.clock.now().getTime() - tracked.dispatchedAtMs);
-    if (tracked) tracked.workerId = req.workerId;
-    else this.#tracker.track(ref, root, req.workerId, {});
+    const run = tracked ?? this.#tracker.track(ref, root, req.workerId, {});
+    run.workerId = req.workerId;
+    const incarnation = this.#ctx.registry.get(req.workerId)?.incarnation;
+    if (incarnation) run.incarnation = incarnation;
     const now = deps.clock.now().toISOString();
     record.owner = {
       pid: req.pid,

@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { FsRunStore } from '@trellis/store';
 import { FakeClock } from '@trellis/testkit';
 import { CoordinatorClient } from '../client/coordinator-client.js';
 import { Coordinator } from './coordinator.js';
+import type { CoordinatorStore } from './coordinator-store.js';
 
 /** A real gRPC coordinator on port 0 over a file store in a temp dir; a FakeClock drives health. */
 let home: string;
@@ -16,6 +18,21 @@ let store: FsRunStore;
 let coordinator: Coordinator;
 let client: CoordinatorClient;
 let updates: DagRunRecord[];
+/** Saves of the coordinator's store that fail next ("disk full"), set by a test. */
+const failing = { saves: 0 };
+
+/** The real store behind the coordinator, with saves that fail on demand. */
+const flaky = (real: FsRunStore): CoordinatorStore => ({
+  getRun: (r, o) => real.getRun(r, o),
+  saveRun: (rec) => {
+    if (failing.saves === 0) return real.saveRun(rec);
+    failing.saves--;
+    return Promise.reject(new Error('disk full'));
+  },
+  createRun: (rec, snap) => real.createRun(rec, snap),
+  listRuns: (f) => real.listRuns(f),
+  watchStop: (r, o, on) => real.watchStop(r, o, on),
+});
 
 const ref = { name: 'job', dagRunId: 'r1' };
 
@@ -55,8 +72,9 @@ beforeEach(async () => {
   clock = new FakeClock(Date.now());
   store = new FsRunStore({ dataDir: join(home, 'data'), logDir: join(home, 'logs'), clock });
   updates = [];
+  failing.saves = 0;
   coordinator = new Coordinator({
-    store,
+    store: flaky(store),
     clock,
     logDir: join(home, 'logs'),
     port: 0,
@@ -155,6 +173,93 @@ describe('coordinator over real gRPC', () => {
     expect((await store.getRun(ref)).status).toBe(1);
     expect((await send(3, 4, base.revision + 3)).appliedSeq).toBe(3);
     expect((await store.getRun(ref)).status).toBe(4);
+  });
+
+  it('acknowledges a status report only once it is written: a refused one is sent again and the run ends final', async () => {
+    await beat('w1');
+    const claimed = await claim('w1');
+    const final = { ...(JSON.parse(claimed.recordJson) as DagRunRecord), status: 4 };
+    final.revision += 1;
+    const send = () =>
+      client.report({
+        workerId: 'w1',
+        run: ref,
+        root: ref,
+        seq: 1,
+        recordJson: JSON.stringify(final),
+        snapshotJson: '',
+      });
+    failing.saves = 1;
+    await expect(send()).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    expect((await store.getRun(ref)).status).not.toBe(4); // (the claim's save may still be on its way)
+    await expect(send()).resolves.toEqual({ appliedSeq: 1, dropped: false });
+    expect((await store.getRun(ref)).status).toBe(4);
+    expect(updates.at(-1)?.status).toBe(4);
+    // Ended here: the worker's slot is free again.
+    expect(coordinator.availability({ gpu: 'true' })).toBeNull();
+  });
+
+  it('ends a run still on its dispatch queue only once its record is written', async () => {
+    await beat('w1');
+    coordinator.expect(record(), { gpu: 'true' });
+    failing.saves = 1;
+    await expect(coordinator.finishUnclaimed(ref, 3, 'dequeued')).rejects.toThrow(/disk full/);
+    expect((await store.getRun(ref)).status).toBe(5);
+    expect(coordinator.availability({ gpu: 'true' })).toMatch(/busy/); // still tracked
+    await expect(coordinator.finishUnclaimed(ref, 3, 'dequeued')).resolves.toBe(true);
+    expect(await store.getRun(ref)).toMatchObject({ status: 3, error: 'dequeued' });
+    expect(coordinator.availability({ gpu: 'true' })).toBeNull();
+    expect((await claim('w1')).granted).toBe(false);
+  });
+
+  it('reconciles heartbeats: a restarted worker that no longer lists its claimed run loses it; a listed running run of the worker is adopted', async () => {
+    const listing = (incarnation: string, ...runs: (typeof ref)[]) =>
+      client.heartbeat({
+        workerId: 'w1',
+        labels: { gpu: 'true' },
+        capacity: 2,
+        runningTasks: runs.map((r) => ({ run: r, root: r, parent: null, startedAt: '' })),
+        incarnation,
+        accepting: true,
+      });
+    await listing('i1');
+    await claim('w1');
+    const other = { name: 'job', dagRunId: 'r2' };
+    await store.createRun(
+      {
+        ...record(),
+        ...other,
+        root: other,
+        status: 1,
+        log: store.runLogPath(other),
+        owner: { pid: 1, host: 'h', processStart: '', workerId: 'w1' },
+      },
+      { dag: { name: 'job' }, localDags: [] },
+    );
+    await listing('i1', ref, other);
+    await coordinator.heartbeatsSettled();
+    expect((await store.getRun(ref)).status).toBe(1);
+    // The same worker again, restarted: r1 is gone with its old process.
+    await listing('i2', other);
+    await coordinator.heartbeatsSettled();
+    expect(await store.getRun(ref)).toMatchObject({
+      status: 2,
+      error: 'worker "w1" restarted and no longer runs it (its heartbeats do not list it)',
+    });
+    expect(updates.at(-1)).toMatchObject({ dagRunId: 'r1', status: 2 });
+    // r2, unknown to this coordinator but running on w1 by its record, was adopted.
+    const r2 = await store.getRun(other);
+    const ack = await client.report({
+      workerId: 'w1',
+      run: other,
+      root: other,
+      seq: 1,
+      recordJson: JSON.stringify({ ...r2, status: 4, revision: r2.revision + 1 }),
+      snapshotJson: '',
+    });
+    expect(ack).toEqual({ appliedSeq: 1, dropped: false });
+    expect((await store.getRun(other)).status).toBe(4);
+    expect((await listing('i2', ref)).drop).toEqual([ref]);
   });
 
   it('writes each log byte once, also when a batch is sent again', async () => {

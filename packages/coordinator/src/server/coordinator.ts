@@ -8,6 +8,7 @@ import { createContext, type CoordinatorContext } from './coordinator-context.js
 import type { ComponentState, CoordinatorDeps } from './coordinator-deps.js';
 import { CoordinatorServer } from './grpc-server.js';
 import type { ServiceRooms } from './grpc-service.js';
+import { HeartbeatReconcile } from './heartbeat-reconcile.js';
 import { LostWorkers } from './lost-workers.js';
 import { RunTracker } from './run-tracker.js';
 import { StatusReports } from './status-reports.js';
@@ -20,7 +21,8 @@ export type { ComponentState, CoordinatorDeps } from './coordinator-deps.js';
  * claims, ordered status reports and log chunks written to the store (it is the single writer
  * for runs executed on workers), stop forwarding, and the lost-worker rule: the runs of a worker
  * silent for over 15 s are marked failed with an error naming the worker, and a worker that
- * comes back is told to drop them. Each of those is a room of its own; this class starts and
+ * comes back is told to drop them. Each heartbeat is reconciled with the runs tracked for its
+ * worker (`HeartbeatReconcile`). Each of those is a room of its own; this class starts and
  * stops them and is what the dispatcher and the API use.
  */
 export class Coordinator {
@@ -30,6 +32,7 @@ export class Coordinator {
   readonly #ctx: CoordinatorContext;
   readonly #rooms: ServiceRooms;
   readonly #lost: LostWorkers;
+  readonly #reconcile: HeartbeatReconcile;
   readonly #server = new CoordinatorServer();
   readonly #startedAt: Date;
 
@@ -37,8 +40,9 @@ export class Coordinator {
     this.#deps = deps;
     this.#ctx = createContext(deps, this.registry);
     const tracker = new RunTracker(this.#ctx);
+    this.#reconcile = new HeartbeatReconcile(this.#ctx, tracker);
     this.#rooms = {
-      workers: new WorkerSide(this.#ctx),
+      workers: new WorkerSide(this.#ctx, this.#reconcile),
       commands: this.#ctx.commands,
       tracker,
       claims: new Claims(this.#ctx, tracker),
@@ -86,6 +90,7 @@ export class Coordinator {
     await this.#rooms.claims.settled();
     this.#ctx.commands.endAll();
     await this.#server.close();
+    await this.#reconcile.settled();
     this.#ctx.runs.clear();
     await this.#ctx.logs.close();
     this.state = 'stopped';
@@ -150,6 +155,11 @@ export class Coordinator {
     root: RunRef = ref,
   ): Promise<boolean> {
     return this.#rooms.tracker.finishUnclaimed(ref, status, error, root);
+  }
+
+  /** Resolves once the store work the heartbeats so far started is done (stop waits for it). */
+  async heartbeatsSettled(): Promise<void> {
+    await this.#reconcile.settled();
   }
 
   /**

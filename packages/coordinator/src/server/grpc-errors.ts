@@ -11,6 +11,10 @@ export const badArg = (message: string): grpc.ServiceError =>
 export const failedPrecondition = (message: string): grpc.ServiceError =>
   withStatus(grpc.status.FAILED_PRECONDITION, message);
 
+/** UNAVAILABLE: this coordinator cannot do it now (its store failed); the caller sends it again. */
+export const unavailable = (message: string): grpc.ServiceError =>
+  withStatus(grpc.status.UNAVAILABLE, message);
+
 /** INTERNAL, with the failure's message. */
 export const internal = (e: unknown): grpc.ServiceError =>
   withStatus(grpc.status.INTERNAL, e instanceof Error ? e.message : String(e));

@@ -1,10 +1,7 @@
-import { NodeStatus, RunStatus, isFinalRunStatus } from '@trellis/core';
-import type { DagRunRecord, NodeRecord } from '@trellis/spec';
 import { UNHEALTHY_MS } from '../registry/worker-health.js';
 import { FORGET_AFTER_MS } from '../registry/worker-registry.js';
 import type { CoordinatorContext } from './coordinator-context.js';
-import { runKey, type RemoteRun } from './remote-runs.js';
-import { toMsg } from './wire-refs.js';
+import { loseRun } from './run-loss.js';
 
 /**
  * The lost-worker rule: the runs of a worker silent for over the threshold (15 s) are marked
@@ -39,10 +36,18 @@ export class LostWorkers {
     const now = this.#ctx.deps.clock.now();
     const lostAfter = this.#ctx.deps.lostAfterMs ?? UNHEALTHY_MS;
     for (const w of this.#ctx.registry.silentFor(lostAfter, now)) {
-      for (const run of this.#ctx.runs.ofWorker(w.id)) {
-        await this.#failLost(run, w.id, w.lastHeartbeat, now);
-      }
-      if (now.getTime() - w.lastHeartbeat.getTime() > FORGET_AFTER_MS)
+      const error = `worker "${w.id}" was lost: no heartbeat since ${w.lastHeartbeat.toISOString()} (over ${Math.round(lostAfter / 1000)} s)`;
+      for (const run of this.#ctx.runs.ofWorker(w.id))
+        await loseRun(this.#ctx, run, w.id, error).catch((e: unknown) =>
+          this.#ctx.warn(
+            `lost run ${run.ref.dagRunId}: ${(e as Error).message}; tried again at the next sweep`,
+          ),
+        );
+      // A worker is forgotten only once none of its runs is left to mark.
+      if (
+        now.getTime() - w.lastHeartbeat.getTime() > FORGET_AFTER_MS &&
+        this.#ctx.runs.ofWorker(w.id).length === 0
+      )
         this.#ctx.registry.forget(w.id);
     }
   }
@@ -61,45 +66,4 @@ export class LostWorkers {
       );
     }
   }
-
-  async #failLost(run: RemoteRun, workerId: string, last: Date, now: Date): Promise<void> {
-    const { deps } = this.#ctx;
-    this.#ctx.dropped.add(workerId, runKey(run.ref, run.root));
-    this.#ctx.runs.remove(run.ref, run.root);
-    let record: DagRunRecord;
-    try {
-      record = await deps.store.getRun(run.ref, { root: run.root });
-    } catch (e) {
-      this.#ctx.warn(`lost run ${run.ref.dagRunId}: ${(e as Error).message}`);
-      return;
-    }
-    if (isFinalRunStatus(record.status)) return;
-    const error = `worker "${workerId}" was lost: no heartbeat since ${last.toISOString()} (over ${Math.round((deps.lostAfterMs ?? UNHEALTHY_MS) / 1000)} s)`;
-    failRun(record, error, now.toISOString());
-    await deps.store.saveRun(record);
-    this.#ctx.commands.push(workerId, { kind: 'KIND_DROP', run: toMsg(run.ref) });
-    deps.onRunUpdate?.(record);
-    this.#ctx.capacity.changed();
-  }
 }
-
-/** Marks the run and its running nodes (handlers included) failed with `error` at `iso`. */
-const failRun = (record: DagRunRecord, error: string, iso: string): void => {
-  const failNode = (n: NodeRecord | undefined): void => {
-    if (!n) return;
-    if (n.status === NodeStatus.Running) {
-      n.status = NodeStatus.Failed;
-      n.finishedAt = iso;
-      n.error = error;
-    }
-  };
-  for (const n of record.nodes) failNode(n);
-  failNode(record.onExit);
-  failNode(record.onSuccess);
-  failNode(record.onFailure);
-  failNode(record.onCancel);
-  record.status = RunStatus.Failed;
-  record.error = error;
-  record.finishedAt = iso;
-  record.revision += 1_000; // above anything the lost worker may still send
-};

@@ -7,6 +7,8 @@ const run = (p: Partial<RemoteRun> & Pick<RemoteRun, 'ref' | 'root'>): RemoteRun
   seq: 0,
   unwatch: () => undefined,
   cancelRequested: false,
+  unlisted: false,
+  finishing: false,
   ...p,
 });
 

@@ -17,6 +17,14 @@ export interface RemoteRun {
   cancelRequested: boolean;
   /** When it was put on its dispatch queue (ms since the epoch), for dispatch latency. */
   dispatchedAtMs?: number;
+  /** Its worker's last heartbeat did not list it (docs/decisions.md, "Distributed mode"). */
+  unlisted: boolean;
+  /** The incarnation of its worker that claimed or last listed it (undefined: not known yet). */
+  incarnation?: string;
+  /** A warning said its worker no longer lists it. */
+  warnedUnlisted?: boolean;
+  /** Its final record is being written before any worker took it: claims are refused. */
+  finishing: boolean;
 }
 
 /** `root/run` (a run id is unique under its root). */

@@ -27,6 +27,8 @@ export class RunTracker {
       seq: 0,
       unwatch: () => undefined,
       cancelRequested: false,
+      unlisted: false,
+      finishing: false,
     };
     this.#ctx.runs.add(run);
     try {
@@ -79,19 +81,28 @@ export class RunTracker {
   ): Promise<boolean> {
     const { deps, runs } = this.#ctx;
     const run = runs.get(ref, root);
-    if (run && run.workerId !== undefined) return false;
-    runs.remove(ref, root);
-    const record = await deps.store.getRun(ref, { root });
-    if (isFinalRunStatus(record.status)) return false;
-    const now = deps.clock.now().toISOString();
-    record.status = status;
-    record.finishedAt = now;
-    record.error = error;
-    record.revision += 1;
-    await deps.store.saveRun(record);
-    deps.onRunUpdate?.(record);
-    this.#ctx.capacity.changed();
-    return true;
+    if (run && (run.workerId !== undefined || run.finishing)) return false;
+    // Claims are refused while the record is written; the run is forgotten only once it is on
+    // disk, so a failed write leaves it tracked (and its stop request in force) for a retry.
+    if (run) run.finishing = true;
+    try {
+      const record = await deps.store.getRun(ref, { root });
+      if (isFinalRunStatus(record.status)) {
+        runs.remove(ref, root);
+        return false;
+      }
+      record.status = status;
+      record.finishedAt = deps.clock.now().toISOString();
+      record.error = error;
+      record.revision += 1;
+      await deps.store.saveRun(record);
+      runs.remove(ref, root);
+      deps.onRunUpdate?.(record);
+      this.#ctx.capacity.changed();
+      return true;
+    } finally {
+      if (run) run.finishing = false;
+    }
   }
 
   /** Runs left running on workers by a previous coordinator: tracked again, workers assumed. */

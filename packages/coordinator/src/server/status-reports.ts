@@ -3,7 +3,7 @@ import { isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { StatusAck, StatusReport } from '../wire/messages.js';
 import type { CoordinatorContext } from './coordinator-context.js';
-import { badArg } from './grpc-errors.js';
+import { badArg, unavailable } from './grpc-errors.js';
 import { runKey, type RemoteRun } from './remote-runs.js';
 import type { RunTracker } from './run-tracker.js';
 import { refOf } from './wire-refs.js';
@@ -44,8 +44,16 @@ export class StatusReports {
       if ('appliedSeq' in adopted) return adopted;
       run = adopted;
     }
-    run.seq = req.seq;
-    await deps.store.saveRun(record);
+    // Written first, acknowledged after: a report the store refused is sent again by the worker
+    // (UNAVAILABLE) and applied then, instead of being taken as applied.
+    try {
+      await deps.store.saveRun(record);
+    } catch (e) {
+      throw unavailable(
+        `cannot store report ${req.seq} of run ${ref.dagRunId} of DAG "${ref.name}" (${(e as Error).message}); send it again`,
+      );
+    }
+    run.seq = Math.max(run.seq, req.seq);
     deps.onRunUpdate?.(record);
     if (isFinalRunStatus(record.status)) {
       runs.remove(ref, root);

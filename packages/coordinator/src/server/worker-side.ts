@@ -7,21 +7,25 @@ import {
 import type { RunningTask, WorkerView } from '../registry/worker-registry.js';
 import type { HeartbeatRequest, HeartbeatResponse, RunRefMsg } from '../wire/messages.js';
 import type { CoordinatorContext } from './coordinator-context.js';
+import type { HeartbeatReconcile } from './heartbeat-reconcile.js';
 import { runKey } from './remote-runs.js';
 import { toMsg } from './wire-refs.js';
 
 /**
- * The worker side of the coordinator: heartbeats into the registry, which dispatch queues each
- * worker consumes, which runs it executes but no longer owns (it must drop them), and free
- * capacity.
+ * The worker side of the coordinator: heartbeats into the registry (and reconciled with the runs
+ * tracked for the worker), which dispatch queues each worker consumes, which runs it executes
+ * but no longer owns (it must drop them), and free capacity.
  */
 export class WorkerSide {
   readonly #ctx: CoordinatorContext;
   /** Names of the dispatch queues (canonical selectors) runs were put on. */
   readonly #queues = new Map<string, Labels>();
 
-  constructor(ctx: CoordinatorContext) {
+  readonly #reconcile: HeartbeatReconcile;
+
+  constructor(ctx: CoordinatorContext, reconcile: HeartbeatReconcile) {
     this.#ctx = ctx;
+    this.#reconcile = reconcile;
   }
 
   /** Workers as `GET /workers` shows them. */
@@ -86,6 +90,7 @@ export class WorkerSide {
       },
       now,
     );
+    this.#reconcile.onHeartbeat(req.workerId, req.incarnation, tasks);
     const drop = this.#toDrop(req.workerId, tasks);
     if (change.joined || change.grew) this.#ctx.capacity.changed();
     return {

@@ -192,7 +192,7 @@ export class Admission {
     await s.deps.store.createRun(record, { dag: req.dag, localDags: req.localDags });
     const ref = { name: record.name, dagRunId: record.dagRunId };
     const done = s.waiters.waitFor(record);
-    s.ledger?.occupy(q.name, ref, s.deps.clock.now().getTime() + ACTIVATION_LIMIT_MS);
+    s.ledger?.occupy(q, ref, s.deps.clock.now().getTime() + ACTIVATION_LIMIT_MS);
     s.foreign.add(refKey(ref));
     try {
       await s.dispatcherFor(req.dag).dispatch({ record, dag: req.dag, localDags: req.localDags });

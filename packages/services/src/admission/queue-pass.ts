@@ -63,8 +63,7 @@ export class QueuePass {
       store.listRuns({ status: RunStatus.Queued }),
     ]);
     const inQ = (r: { queue?: string; name: string }): boolean => (r.queue || r.name) === q.name;
-    for (const r of running.filter(inQ))
-      ledger.occupy(q.name, { name: r.name, dagRunId: r.dagRunId });
+    for (const r of running.filter(inQ)) ledger.occupy(q, { name: r.name, dagRunId: r.dagRunId });
     for (const r of queued.filter(inQ)) {
       const ref = { name: r.name, dagRunId: r.dagRunId };
       ledger.enqueue(q, { ref, queuedAt: r.queuedAt || r.createdAt, selector: {} });
@@ -147,7 +146,7 @@ export class QueuePass {
       store.listRuns({ status: RunStatus.Running }),
     ]);
     await this.#releaseGone(ledger, new Set(running.map(refKey)), new Set(queued.map(refKey)));
-    this.occupyForeign(ledger, running);
+    await this.occupyForeign(ledger, running);
     for (const r of [...queued].reverse()) {
       if (ledger.knows(r)) continue;
       const ref = { name: r.name, dagRunId: r.dagRunId };
@@ -200,26 +199,54 @@ export class QueuePass {
       status: RunStatus.Running,
       ...(q.name === dag.name ? { name: dag.name } : {}),
     });
-    this.occupyForeign(
+    await this.occupyForeign(
       ledger,
       running.filter((r) => (r.queue || r.name) === q.name),
+      q,
     );
   }
 
   /**
    * Adds running runs the ledger does not hold: runs of other processes (released when a
    * reconcile finds them ended), and this process's runs started before it ran the queues
-   * (released when they end, as every run of this process).
+   * (released when they end, as every run of this process). Each run's queue is `q` when the
+   * caller knows it, else the one its DAG snapshot and the config declare (never a guess: a queue
+   * first met through an adopted run gets its real capacity).
    */
-  occupyForeign(ledger: RunQueues, running: readonly RunningSummary[]): void {
+  async occupyForeign(
+    ledger: RunQueues,
+    running: readonly RunningSummary[],
+    q?: QueueInfo,
+  ): Promise<void> {
     const me = this.s.deps.processes.owner;
     for (const r of running) {
       if (ledger.knows(r)) continue;
       const ref = { name: r.name, dagRunId: r.dagRunId };
       const mine = r.owner?.pid === me.pid && r.owner.host === me.host;
       if (mine && !this.s.deps.local.isRunning({ ...ref, root: ref })) continue; // already ended
-      ledger.occupy(r.queue || r.name, ref);
+      const info = q ?? (await this.#queueOfRunning(ledger, r));
+      if (ledger.knows(r)) continue; // counted while its snapshot was read
+      ledger.occupy(info, ref);
       if (!mine) this.s.foreign.add(refKey(r));
+    }
+  }
+
+  /** The queue of a running run: declared in config, else by its DAG snapshot. */
+  async #queueOfRunning(ledger: RunQueues, r: RunningSummary): Promise<QueueInfo> {
+    const name = r.queue || r.name;
+    const declared = this.s.customQueues.get(name);
+    if (declared) return { name, type: 'custom', capacity: declared.maxConcurrency };
+    const ref = { name: r.name, dagRunId: r.dagRunId };
+    try {
+      const dag = (await this.s.deps.store.getSnapshot(ref)).dag as Dag;
+      return queueOf(dag, this.s.customQueues, r.queue || undefined);
+    } catch (e) {
+      // It still holds its slot; the queue keeps the capacity it was declared with.
+      const known = ledger.capacityOf(name);
+      this.s.warn(
+        `run ${r.dagRunId} of DAG "${r.name}" holds a slot of queue "${name}", but its DAG snapshot cannot be read (${(e as Error).message}): ${known === undefined ? 'the queue takes 1 run at once until a run of it declares its capacity' : `the queue keeps capacity ${known}`}`,
+      );
+      return { name, type: 'dag-based', capacity: known ?? 1 };
     }
   }
 

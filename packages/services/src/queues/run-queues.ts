@@ -82,6 +82,11 @@ export class RunQueues {
     return s;
   }
 
+  /** The capacity last declared for a queue the ledger holds runs of. */
+  capacityOf(queue: string): number | undefined {
+    return this.#queues.get(queue)?.capacity;
+  }
+
   /** True when the run holds a slot or waits in a queue of this ledger. */
   knows(ref: RunRef): boolean {
     return this.#queueOfRun.has(keyOf(ref));
@@ -107,12 +112,11 @@ export class RunQueues {
 
   /**
    * Records a run that holds a slot without admission (found running by a reconcile, or
-   * dispatched with an activation `deadline`). Capacity stays as declared.
+   * dispatched with an activation `deadline`). The queue's capacity is declared by `q`, as by
+   * every other entry: a queue first met through an adopted run is never left at a guess.
    */
-  occupy(queue: string, ref: RunRef, deadline?: number): void {
-    const s =
-      this.#queues.get(queue) ?? this.#state({ name: queue, type: 'dag-based', capacity: 1 });
-    this.#hold(s, queue, ref, deadline);
+  occupy(q: QueueInfo, ref: RunRef, deadline?: number): void {
+    this.#hold(this.#state(q), q.name, ref, deadline);
   }
 
   #hold(s: QueueState, queue: string, ref: RunRef, deadline?: number): void {
@@ -140,7 +144,7 @@ export class RunQueues {
 
   /** Adds a waiting run whose record exists (a reconcile found it) in FIFO order. */
   enqueue(q: QueueInfo, run: WaitingRun): void {
-    const s = this.#queues.get(q.name) ?? this.#state(q);
+    const s = this.#state(q);
     if (this.#place(s, q.name, run, false)) this.pump(q.name);
   }
 

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { RunStatus } from '@trellis/core';
+import { record, ref, report, setup } from '../../test/support/coordinator-rooms.js';
+
+describe('a run tracked on a worker that its heartbeats no longer list', () => {
+  it('is failed once a restarted worker (new incarnation) no longer lists it, naming the worker; its late reports are refused', async () => {
+    const c = setup();
+    c.store.put(record());
+    c.tracker.track(ref(), ref(), 'w1', {});
+    await c.beat('w1', [{ ref: ref() }]);
+    await c.beat('w1', [], 'i2');
+    expect(c.store.peek(ref())).toMatchObject({
+      status: RunStatus.Failed,
+      error: 'worker "w1" restarted and no longer runs it (its heartbeats do not list it)',
+    });
+    expect(c.ctx.runs.get(ref(), ref())).toBeUndefined();
+    expect(c.updates.map((u) => u.status)).toEqual([RunStatus.Failed]);
+    const late = { ...record('r1', RunStatus.Succeeded), revision: 2 };
+    expect(await c.reports.report(report(1, late))).toEqual({ appliedSeq: 1, dropped: true });
+    expect(c.store.peek(ref())?.status).toBe(RunStatus.Failed);
+  });
+
+  it('waits for the final report while the same worker incarnation leaves it out (with one warning)', async () => {
+    const c = setup();
+    c.store.put(record());
+    c.tracker.track(ref(), ref(), 'w1', {});
+    await c.beat('w1', [{ ref: ref() }]);
+    for (let i = 0; i < 3; i++) await c.beat('w1');
+    expect(c.store.peek(ref())?.status).toBe(RunStatus.Running);
+    expect(c.warnings).toEqual([
+      'worker "w1" no longer lists run r1 of DAG "job": waiting for its final report (or the lost-worker rule)',
+    ]);
+    // The report the worker's outbox still held arrives: the result is kept.
+    const done = { ...record('r1', RunStatus.Succeeded), revision: 2 };
+    expect(await c.reports.report(report(1, done))).toEqual({ appliedSeq: 1, dropped: false });
+    expect(c.store.peek(ref())?.status).toBe(RunStatus.Succeeded);
+    expect(c.ctx.runs.get(ref(), ref())).toBeUndefined();
+  });
+
+  it('is kept while a heartbeat lists it again', async () => {
+    const c = setup();
+    c.store.put(record());
+    c.tracker.track(ref(), ref(), 'w1', {});
+    await c.beat('w1');
+    await c.beat('w1', [{ ref: ref() }]);
+    await c.beat('w1');
+    expect(c.store.peek(ref())?.status).toBe(RunStatus.Running);
+    expect(c.ctx.runs.get(ref(), ref())).toMatchObject({ workerId: 'w1' });
+  });
+
+  it('is just forgotten when its record already ended', async () => {
+    const c = setup();
+    c.store.put(record('r1', RunStatus.Succeeded));
+    c.tracker.track(ref(), ref(), 'w1', {});
+    await c.beat('w1');
+    await c.beat('w1');
+    expect(c.store.peek(ref())).toMatchObject({ status: RunStatus.Succeeded, error: '' });
+    expect(c.ctx.runs.get(ref(), ref())).toBeUndefined();
+    expect(c.updates).toEqual([]);
+  });
+
+  it('stays tracked when marking it failed cannot be written, and is failed at the next heartbeat', async () => {
+    const c = setup();
+    c.store.put(record());
+    c.tracker.track(ref(), ref(), 'w1', {});
+    await c.beat('w1', [{ ref: ref() }]);
+    c.store.failSaves(1);
+    await c.beat('w1', [], 'i2');
+    expect(c.store.peek(ref())?.status).toBe(RunStatus.Running);
+    expect(c.ctx.runs.get(ref(), ref())).toBeDefined();
+    await c.beat('w1', [], 'i2');
+    expect(c.store.peek(ref())?.status).toBe(RunStatus.Failed);
+    expect(c.ctx.runs.get(ref(), ref())).toBeUndefined();
+  });
+});
+
+describe('a run a worker lists that the coordinator does not track', () => {
+  it('is adopted when its record is running and names that worker', async () => {
+    const c = setup();
+    c.store.put(record());
+    await c.beat('w1', [{ ref: ref() }]);
+    expect(c.ctx.runs.get(ref(), ref())).toMatchObject({ workerId: 'w1' });
+    const next = await c.beat('w1', [{ ref: ref() }]);
+    expect(next.drop).toEqual([]);
+    const done = { ...record('r1', RunStatus.Succeeded), revision: 2 };
+    expect(await c.reports.report(report(1, done))).toEqual({ appliedSeq: 1, dropped: false });
+    expect(c.store.peek(ref())?.status).toBe(RunStatus.Succeeded);
+  });
+
+  it('is dropped when its record ended, belongs to another worker, or does not exist', async () => {
+    const c = setup();
+    c.store.put(record('ended', RunStatus.Failed));
+    c.store.put(record('other', RunStatus.Running, 'w2'));
+    const listed = [{ ref: ref('ended') }, { ref: ref('other') }, { ref: ref('ghost') }];
+    expect((await c.beat('w1', listed)).drop).toEqual([]);
+    expect((await c.beat('w1', listed)).drop).toEqual([ref('ended'), ref('other'), ref('ghost')]);
+    expect(c.ctx.runs.all()).toEqual([]);
+    expect(c.store.peek(ref('ended'))?.status).toBe(RunStatus.Failed);
+    expect(c.store.peek(ref('other'))?.status).toBe(RunStatus.Running);
+  });
+
+  it('leaves a child run not stored yet to its first report', async () => {
+    const c = setup();
+    const parent = ref('parent');
+    c.store.put(record('parent'));
+    c.tracker.track(parent, parent, 'w1', {});
+    const listed = [{ ref: parent }, { ref: ref('child'), parent }];
+    await c.beat('w1', listed);
+    expect((await c.beat('w1', listed)).drop).toEqual([]);
+    expect(c.ctx.runs.get(ref('child'), ref('child'))).toBeUndefined();
+  });
+});

@@ -1,0 +1,98 @@
+import type { RunStatus as Status } from '@trellis/core';
+import { RunStatus } from '@trellis/core';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
+import { FakeClock } from '@trellis/testkit';
+import { WorkerRegistry } from '../../src/registry/worker-registry.js';
+import { Claims } from '../../src/server/claims.js';
+import { createContext } from '../../src/server/coordinator-context.js';
+import { HeartbeatReconcile } from '../../src/server/heartbeat-reconcile.js';
+import { RunTracker } from '../../src/server/run-tracker.js';
+import { StatusReports } from '../../src/server/status-reports.js';
+import { WorkerSide } from '../../src/server/worker-side.js';
+import { MemoryCoordinatorStore } from './memory-coordinator-store.js';
+
+/** The coordinator's rooms over an in-memory store whose saves can fail. */
+export const setup = () => {
+  const store = new MemoryCoordinatorStore();
+  const clock = new FakeClock('2026-03-01T10:00:00Z');
+  const updates: DagRunRecord[] = [];
+  const warnings: string[] = [];
+  const ctx = createContext(
+    {
+      store,
+      clock,
+      logDir: '/logs',
+      onRunUpdate: (r) => updates.push(structuredClone(r)),
+      warn: (m) => warnings.push(m),
+    },
+    new WorkerRegistry(),
+  );
+  const tracker = new RunTracker(ctx);
+  const reconcile = new HeartbeatReconcile(ctx, tracker);
+  const workers = new WorkerSide(ctx, reconcile);
+  /** A heartbeat of `workerId` listing `runs`, and its store work done. */
+  const beat = async (
+    workerId: string,
+    runs: { ref: RunRef; parent?: RunRef }[] = [],
+    incarnation = 'i1',
+  ) => {
+    const reply = workers.heartbeat({
+      workerId,
+      labels: {},
+      capacity: 4,
+      runningTasks: runs.map((r) => ({
+        run: r.ref,
+        root: r.ref,
+        parent: r.parent ?? null,
+        startedAt: '',
+      })),
+      incarnation,
+      accepting: true,
+    });
+    await reconcile.settled();
+    return reply;
+  };
+  return {
+    store,
+    ctx,
+    tracker,
+    updates,
+    warnings,
+    beat,
+    reports: new StatusReports(ctx, tracker),
+    claims: new Claims(ctx, tracker),
+  };
+};
+
+export const ref = (dagRunId = 'r1'): RunRef => ({ name: 'job', dagRunId });
+
+export const record = (id = 'r1', status: Status = RunStatus.Running, workerId = 'w1') =>
+  ({
+    name: 'job',
+    dagRunId: id,
+    root: ref(id),
+    status,
+    createdAt: '2026-03-01T09:00:00.000Z',
+    queuedAt: '',
+    startedAt: '2026-03-01T09:00:01.000Z',
+    finishedAt: '',
+    log: `/logs/job/${id}/run.log`,
+    params: [],
+    nodes: [],
+    preconditions: [],
+    error: '',
+    queue: 'job',
+    revision: 1,
+    ...(status === RunStatus.Queued
+      ? {}
+      : { owner: { pid: 1, host: 'h', processStart: '', workerId } }),
+  }) satisfies DagRunRecord;
+
+export const report = (seq: number, rec: DagRunRecord, workerId = 'w1') => ({
+  workerId,
+  run: ref(rec.dagRunId),
+  root: ref(rec.dagRunId),
+  seq,
+  recordJson: JSON.stringify(rec),
+  snapshotJson: '',
+});
