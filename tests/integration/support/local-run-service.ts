@@ -57,6 +57,8 @@ export interface LocalRunServiceOptions {
   readonly warn?: (message: string) => void;
   /** Sets the engine events' listener limit (0: none), for tests that add many listeners. */
   readonly maxListeners?: number;
+  /** The store's `onRecordSaved` (the event bus's feed). */
+  readonly onRecordSaved?: (record: DagRunRecord) => void;
 }
 
 /**
@@ -71,6 +73,7 @@ export const localRunService = (t: TempHome, o: LocalRunServiceOptions = {}) => 
     dataDir: join(t.home, 'data'),
     logDir: join(t.home, 'logs'),
     clock,
+    ...(o.onRecordSaved ? { onRecordSaved: o.onRecordSaved } : {}),
   });
   const runs: RunService = new RunService({
     store,

@@ -15,6 +15,8 @@ export class LostWorkers {
   readonly #ctx: CoordinatorContext;
   readonly #stop = new AbortController();
   #loop: Promise<void> | undefined;
+  /** Workers reported lost, with the heartbeat they were lost after (one report per loss). */
+  readonly #reported = new Map<string, number>();
 
   constructor(ctx: CoordinatorContext) {
     this.#ctx = ctx;
@@ -39,11 +41,17 @@ export class LostWorkers {
     const now = this.#ctx.deps.clock.now();
     const lostAfter = this.#ctx.deps.lostAfterMs ?? UNHEALTHY_MS;
     for (const w of this.#ctx.registry.silentFor(lostAfter, now)) {
+      if (this.#reported.get(w.id) !== w.lastHeartbeat.getTime()) {
+        this.#reported.set(w.id, w.lastHeartbeat.getTime());
+        this.#ctx.deps.onWorkerChange?.({ kind: 'lost', workerId: w.id, labels: { ...w.labels } });
+      }
       for (const run of this.#ctx.runs.ofWorker(w.id)) {
         await this.#failLost(run, w.id, w.lastHeartbeat, now);
       }
-      if (now.getTime() - w.lastHeartbeat.getTime() > FORGET_AFTER_MS)
+      if (now.getTime() - w.lastHeartbeat.getTime() > FORGET_AFTER_MS) {
         this.#ctx.registry.forget(w.id);
+        this.#reported.delete(w.id);
+      }
     }
   }
 

@@ -88,6 +88,8 @@ export class WorkerSide {
     );
     const drop = this.#toDrop(req.workerId, tasks);
     if (change.joined || change.grew) this.#ctx.capacity.changed();
+    if (change.joined)
+      deps.onWorkerChange?.({ kind: 'joined', workerId: req.workerId, labels: { ...req.labels } });
     return {
       queues: [...this.#queues.entries()]
         .filter(([, sel]) => matchesSelector(req.labels, sel))
