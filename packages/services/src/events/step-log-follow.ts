@@ -38,6 +38,8 @@ export const followStepLog = async (
   const id = { name: run.name, dagRunId: run.dagRunId };
   let follow: LogFollowHandle | undefined;
   let ended = false;
+  /** Failed or stopped by the client: no follow may start any more. */
+  let stopped = false;
   let started: Promise<void> | undefined;
   const finish = async (): Promise<void> => {
     if (ended) return;
@@ -51,7 +53,8 @@ export const followStepLog = async (
     const now = await deps.reads.find(id);
     const node = findNode(now, stepName);
     const path = stream === 'stderr' ? node.stderr : node.stdout;
-    if (path !== '' && !follow && !ended)
+    // also after `finish` began (the run ended meanwhile): it waits for this start, then flushes
+    if (path !== '' && !follow && !stopped)
       follow = deps.reads.followLog(
         path,
         fromLine,
@@ -64,8 +67,9 @@ export const followStepLog = async (
     if (over) void finish();
   };
   const fail = (e: Error): void => {
-    if (ended) return;
+    if (stopped) return;
     ended = true;
+    stopped = true;
     sub.unsubscribe();
     follow?.close();
     sink.fail(e);
@@ -79,8 +83,8 @@ export const followStepLog = async (
   started = start().catch(fail);
   await started;
   return () => {
-    if (ended) return;
     ended = true;
+    stopped = true;
     sub.unsubscribe();
     follow?.close();
   };
