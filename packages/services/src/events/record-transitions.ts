@@ -9,6 +9,8 @@ import {
 import type { DagRunRecord, NodeRecord } from '@trellis/spec';
 import type { RunEventInput, RunEvents } from './run-events.js';
 
+type Publish = (type: RunEventInput['type'], data: Record<string, unknown>) => void;
+
 interface Seen {
   status: RunStatus;
   readonly nodes: Map<string, NodeStatus>;
@@ -42,12 +44,23 @@ export class RecordTransitions {
       dagRunId: r.dagRunId,
       ...(r.root.dagRunId !== r.dagRunId ? { rootDagRunId: r.root.dagRunId } : {}),
     };
-    const publish = (type: RunEventInput['type'], data: Record<string, unknown>): void => {
+    const publish: Publish = (type, data) => {
       this.#events.publish({ ...base, type, data });
     };
     const seen: Seen = prev ?? { status: RunStatus.NotStarted, nodes: new Map() };
-    if (!prev || prev.status !== r.status) this.#runChanged(r, seen.status, prev, publish);
+    const runChanged = !prev || prev.status !== r.status;
+    const was = seen.status;
     seen.status = r.status;
+    // a run's start comes before its steps' events, its end after them
+    const final = isFinalRunStatus(r.status);
+    if (runChanged && !final) this.#runChanged(r, was, prev, publish);
+    this.#nodesChanged(r, seen, publish);
+    if (runChanged && final) this.#runChanged(r, was, prev, publish);
+    if (isFinalRunStatus(r.status)) this.#seen.delete(key);
+    else if (!prev) this.#seen.set(key, seen);
+  }
+
+  #nodesChanged(r: DagRunRecord, seen: Seen, publish: Publish): void {
     for (const n of nodesOf(r)) {
       const was = seen.nodes.get(n.step.name) ?? NodeStatus.NotStarted;
       if (was === n.status) continue;
@@ -60,16 +73,9 @@ export class RecordTransitions {
       if (n.status === NodeStatus.Running) publish('step:started', data);
       else if (isFinalNodeStatus(n.status)) publish('step:finished', data);
     }
-    if (isFinalRunStatus(r.status)) this.#seen.delete(key);
-    else if (!prev) this.#seen.set(key, seen);
   }
 
-  #runChanged(
-    r: DagRunRecord,
-    was: RunStatus,
-    prev: Seen | undefined,
-    publish: (type: RunEventInput['type'], data: Record<string, unknown>) => void,
-  ): void {
+  #runChanged(r: DagRunRecord, was: RunStatus, prev: Seen | undefined, publish: Publish): void {
     const data = {
       status: r.status,
       statusLabel: runStatusLabel[r.status],
