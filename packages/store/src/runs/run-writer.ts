@@ -120,6 +120,9 @@ export class RunWriter {
         // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
         await rename(temp, statusPath);
         renamed = true;
+        // published once the record is readable, before the index line (its sync would delay
+        // a waiting client by milliseconds; the record, not the index, answers a run read)
+        this.#saved(serialized);
         if (durable) this.#written.delete(statusPath);
         else this.#written.set(statusPath, record.revision);
       } catch (e) {
@@ -129,7 +132,6 @@ export class RunWriter {
         if (!renamed) await unlink(temp).catch(() => undefined);
       }
       await this.#deps.indexes.of(loc.indexDag).put(summary);
-      this.#saved(serialized);
     });
   }
 
