@@ -52,7 +52,7 @@ export const jsonClient = (base) => {
 
 /**
  * Starts `trellis start-all` on a free port over `home` and resolves with `{base, get, post,
- * stop}` once it serves. Needs `tsc -b` (the bench runs the built binary).
+ * stop, pid}` once it serves. Needs `tsc -b` (the bench runs the built binary).
  */
 export const startServer = async (home, env = {}) => {
   const bin = fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url));
@@ -75,7 +75,7 @@ export const startServer = async (home, env = {}) => {
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
   };
-  return { base, get, post, stop };
+  return { base, get, post, stop, pid: server.pid };
 };
 
 /**

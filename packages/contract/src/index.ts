@@ -9,3 +9,4 @@ export type * from './wire/session.js';
 export * from './worker/worker-health.js';
 export * from './worker/worker.schema.js';
 export type * from './worker/worker-info.js';
+export * from './wire/events.schema.js';

@@ -39,9 +39,29 @@ export {
   RunReads,
   findNode,
   type LogChunkData,
+  type LogFollowHandle,
   type LogWindowQuery,
   type RunListFilter,
   type RunReadStore,
   type RunSummaryRecord,
 } from './runs/run-reads.js';
 export { queueOccupancy, type QueueOccupancy } from './queues/queue-occupancy.js';
+export {
+  RUN_EVENT_NOUNS,
+  RUN_EVENT_TYPES,
+  matchesFilter,
+  type RunEvent,
+  type RunEventFilter,
+  type RunEventInput,
+  type RunEventSubscription,
+  type RunEventType,
+  type RunEvents,
+} from './events/run-events.js';
+export { DEFAULT_EVENT_RETENTION, InMemoryRunEvents } from './events/in-memory-run-events.js';
+export { RecordTransitions } from './events/record-transitions.js';
+export { waitForFinalRun, type RunWaitDeps } from './events/run-wait.js';
+export {
+  followStepLog,
+  type StepLogFollowDeps,
+  type StepLogSink,
+} from './events/step-log-follow.js';

@@ -7,7 +7,13 @@ import {
 } from '@trellis/api';
 import { systemClock } from '@trellis/core';
 import type { EngineEvents } from '@trellis/engine';
-import { RunReads, type DagDefinitions, type RunService } from '@trellis/services';
+import {
+  InMemoryRunEvents,
+  RecordTransitions,
+  RunReads,
+  type DagDefinitions,
+  type RunService,
+} from '@trellis/services';
 import { DagFileLoader, type FsRunStore } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
 import { createTempHome, localRunService } from './local-run-service.js';
@@ -19,6 +25,8 @@ export interface ApiHarness {
   readonly store: FsRunStore;
   readonly runs: RunService;
   readonly events: EngineEvents;
+  /** The event bus the API's long-poll and event streams read (fed by the store). */
+  readonly runEvents: InMemoryRunEvents;
   /** Writes `<dagsDir>/<name>.yaml`. */
   dag(name: string, yaml: string): void;
   /** Resolves with the final record of run `dagRunId` (also when it already finished). */
@@ -36,14 +44,18 @@ export const apiHarness = (
     dags?: (dagsDir: string) => DagDefinitions;
     auth?: Authenticator;
     queueConfig?: HttpDeps['queueConfig'];
+    sse?: HttpDeps['sse'];
   } = {},
 ): ApiHarness => {
   const t = createTempHome('trellis-api-');
   const { home, dagsDir } = t;
+  const runEvents = new InMemoryRunEvents({ clock: systemClock });
+  const transitions = new RecordTransitions(runEvents);
   const { runs, store, events } = localRunService(t, {
     processQueues: true,
     queues: opts.queueConfig ?? [],
     maxListeners: 0,
+    onRecordSaved: (r) => transitions.recordSaved(r),
   });
   const catalog = new DagFileLoader(dagsDir);
   const dags = opts.dags?.(dagsDir) ?? catalogDefinitions(catalog);
@@ -54,6 +66,8 @@ export const apiHarness = (
     dags,
     runs,
     reads: new RunReads(store),
+    events: runEvents,
+    ...(opts.sse ? { sse: opts.sse } : {}),
     auth: opts.auth ?? noAuth,
     log: { warn: () => undefined, error: () => undefined },
     health: () => Promise.resolve({}),
@@ -66,6 +80,7 @@ export const apiHarness = (
     store,
     runs,
     events,
+    runEvents,
     dag: t.dag,
     finished: async (name, dagRunId) => {
       const waiting = new Promise<DagRunRecord>((resolve) => {

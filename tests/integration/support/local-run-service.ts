@@ -59,6 +59,8 @@ export interface LocalRunServiceOptions {
   readonly maxListeners?: number;
   /** Every executor and run hook (createExecutorSet) instead of only the shell executor. */
   readonly executorSet?: ExecutorSet;
+  /** The store's `onRecordSaved` (the event bus's feed). */
+  readonly onRecordSaved?: (record: DagRunRecord) => void;
 }
 
 /**
@@ -74,6 +76,7 @@ export const localRunService = (t: TempHome, o: LocalRunServiceOptions = {}) => 
     dataDir: join(t.home, 'data'),
     logDir: join(t.home, 'logs'),
     clock,
+    ...(o.onRecordSaved ? { onRecordSaved: o.onRecordSaved } : {}),
   });
   const runs: RunService = new RunService({
     store,

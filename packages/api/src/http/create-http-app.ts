@@ -56,7 +56,12 @@ export const createHttpApp = (
   // locally; then for any other path. Without a remote remoteNode both pass the request on.
   const proxy = createRemoteNodeProxy({ nodes: opts.remoteNodes ?? [], auth: deps.auth });
   for (const route of all.flat())
-    api[route.method](route.path, proxy.middleware(route.def.permission ?? 'read'));
+    api[route.method](
+      route.path,
+      proxy.middleware(route.def.permission ?? 'read', {
+        stream: route.def.eventStream !== undefined,
+      }),
+    );
   api.use(proxy.middleware());
 
   for (const t of all) mountRoutes(api, t, deps, deps.auth);

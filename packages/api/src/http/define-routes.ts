@@ -11,6 +11,8 @@ export interface RouteResult {
   readonly body?: unknown;
   /** Plain text instead of JSON (metrics). */
   readonly text?: { readonly contentType: string; readonly body: string };
+  /** The handler answers itself through `res` (a Server-Sent Events stream). */
+  readonly streamed?: boolean;
 }
 
 type Schema = z.ZodType;
@@ -28,12 +30,17 @@ export interface RouteDef<
   readonly body?: B;
   /** Response schema, for tests and the OpenAPI document. */
   readonly response?: Schema;
+  /**
+   * For a Server-Sent Events route: the schema of each event's `data` (the OpenAPI document
+   * shows a `text/event-stream` answer). Such a route is not forwarded to a remote node.
+   */
+  readonly eventStream?: Schema;
   /** Needed permission; `'public'` skips authentication. @default 'read' */
   readonly permission?: Permission | 'public';
   readonly statusFor?: StatusOverrides;
   readonly summary?: string;
   readonly handler: (
-    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; req: Request },
+    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; req: Request; res: Response },
     deps: D,
   ) => Promise<RouteResult>;
 }
@@ -132,9 +139,11 @@ export const mountRoutes = <D>(
             query: parse(def.query, req.query, 'query'),
             body: parse(def.body, req.body ?? {}, 'body'),
             req,
+            res,
           },
           deps,
         );
+        if (result.streamed) return;
         if (result.text)
           res.status(result.status).type(result.text.contentType).send(result.text.body);
         else if (result.body === undefined) res.status(result.status).end();

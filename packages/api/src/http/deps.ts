@@ -1,8 +1,15 @@
 import type { Clock } from '@trellis/core';
 import type { WorkerInfo } from '@trellis/contract';
-import type { CustomQueue, DagDefinitions, RunReads, RunService } from '@trellis/services';
+import type {
+  CustomQueue,
+  DagDefinitions,
+  RunEvents,
+  RunReads,
+  RunService,
+} from '@trellis/services';
 import type { HttpLogger } from '../errors/error-middleware.js';
 import type { Authenticator } from './auth.js';
+import type { SseOptions } from './sse.js';
 
 /** What the HTTP layer needs: services and probes, never a concrete store (docs/architecture.md). */
 export interface HttpDeps {
@@ -27,6 +34,13 @@ export interface HttpDeps {
    * process: GET /workers answers 503 service_unavailable.
    */
   readonly workers?: () => readonly WorkerInfo[];
+  /**
+   * The event bus (run, step, queue and worker transitions): the long-poll on a run, GET /events
+   * and the live log stream. Absent: those answer 503 service_unavailable.
+   */
+  readonly events?: RunEvents;
+  /** Heartbeat and buffer bound of the event streams. @default 15 s, 1 MiB */
+  readonly sse?: SseOptions;
   /** Whether GET /metrics needs credentials. @default false (public) */
   readonly metricsPrivate?: boolean;
 }

@@ -60,7 +60,7 @@ const successStatusOf = (def: object): number => {
 /** The parts of a route definition the document reads (none depends on the routes' deps). */
 type DocumentedDef = Pick<
   Route<unknown>['def'],
-  'params' | 'query' | 'body' | 'response' | 'permission' | 'summary'
+  'params' | 'query' | 'body' | 'response' | 'permission' | 'summary' | 'eventStream'
 >;
 
 /**
@@ -188,6 +188,14 @@ const successResponseOf = (
   operationId: string,
   schemas: Record<string, SchemaObject>,
 ): ResponseObject => {
+  if (def.eventStream) {
+    const data = toOpenApiSchema(def.eventStream, 'output', `${operationId}Event`, schemas);
+    return {
+      description:
+        'A Server-Sent Events stream (docs/api.md, "Events"); each event\'s data is JSON of this shape',
+      content: { 'text/event-stream': { schema: data } },
+    };
+  }
   if (status === 204 || !def.response)
     return { description: status === 204 ? 'No content' : 'Success' };
   if (def.response instanceof z.ZodString)

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode, type RemoteNodeConfig } from '@trellis/core';
+import { WAIT_TIMEOUT_DEFAULT_SECONDS, WAIT_TIMEOUT_MAX_SECONDS } from '@trellis/contract';
 import { requirePermission } from '../auth/require-permission.js';
 import { STATUS_OVERRIDES } from '../errors/error-middleware.js';
 import type { StatusOverrides } from '../errors/status-for.js';
@@ -25,7 +26,10 @@ export interface RemoteNodeProxy {
    * the node's own credentials. Without it (a path no local route serves), GET and HEAD need
    * `read` and other methods every write permission.
    */
-  readonly middleware: (permission?: Permission | 'public') => RequestHandler;
+  readonly middleware: (
+    permission?: Permission | 'public',
+    opts?: { readonly stream?: boolean },
+  ) => RequestHandler;
 }
 
 const ALL_WRITES: readonly Permission[] = ['read', 'dags:write', 'runs:write'];
@@ -44,6 +48,16 @@ const queryWithoutRemoteNode = (req: Request): string => {
   const params = new URLSearchParams(req.originalUrl.slice(q + 1));
   params.delete('remoteNode');
   return params.toString();
+};
+
+/**
+ * The seconds a forwarded long-poll may wait on the node (`waitFor` with `timeout`, or its
+ * default); 0 for other requests. The node validates the values itself.
+ */
+const waitSecondsOf = (req: Request): number => {
+  if (typeof req.query.waitFor !== 'string') return 0;
+  const t = Number(req.query.timeout ?? WAIT_TIMEOUT_DEFAULT_SECONDS);
+  return Number.isFinite(t) ? Math.min(Math.max(t, 0), WAIT_TIMEOUT_MAX_SECONDS) : 0;
 };
 
 /** `{code, message}` of an error answer, whatever the node sent. */
@@ -105,12 +119,20 @@ export const createRemoteNodeProxy = (options: RemoteNodeProxyOptions): RemoteNo
 
   const forward = async (req: Request, res: Response, node: RemoteNodeConfig): Promise<void> => {
     const body: unknown = req.body;
-    const answer = await send(node, {
-      method: req.method,
-      path: req.path,
-      query: queryWithoutRemoteNode(req),
-      ...(body === undefined ? {} : { body }),
-    });
+    // a long-poll (waitFor) waits on the node: its answer may take the wait plus timeoutSec
+    const gone = new AbortController();
+    const onClose = (): void => gone.abort();
+    res.on('close', onClose);
+    const answer = await send(
+      { ...node, timeoutSec: node.timeoutSec + waitSecondsOf(req) },
+      {
+        method: req.method,
+        path: req.path,
+        query: queryWithoutRemoteNode(req),
+        ...(body === undefined ? {} : { body }),
+        signal: gone.signal,
+      },
+    ).finally(() => res.off('close', onClose));
     if (answer.status >= 200 && answer.status < 300) {
       passThrough(res, answer);
       return;
@@ -127,7 +149,7 @@ export const createRemoteNodeProxy = (options: RemoteNodeProxyOptions): RemoteNo
   };
 
   return {
-    middleware: (permission) => (req, res, next) => {
+    middleware: (permission, opts) => (req, res, next) => {
       let node: RemoteNodeConfig | undefined;
       try {
         node = selectNode(req.query.remoteNode);
@@ -135,6 +157,12 @@ export const createRemoteNodeProxy = (options: RemoteNodeProxyOptions): RemoteNo
           next();
           return;
         }
+        if (opts?.stream)
+          throw new AppError(
+            ErrorCode.BadRequest,
+            `event streams are not forwarded to remote nodes: connect to "${node.name}" (${node.apiBaseURL}) directly`,
+            { remoteNode: node.name },
+          );
         requirePermission(options.auth, req, res, neededFor(req, permission));
       } catch (e) {
         next(e);

@@ -13,6 +13,8 @@ export interface RemoteRequest {
   readonly query: string;
   /** A JSON body to send, or `undefined` for none. */
   readonly body?: unknown;
+  /** Aborts the request (the caller went away); the node's `timeoutSec` applies as well. */
+  readonly signal?: AbortSignal;
 }
 
 /** What the node answered. */
@@ -123,7 +125,8 @@ export const sendToRemoteNode = async (
     headers['content-type'] = 'application/json';
     headers['content-length'] = body.length;
   }
-  const signal = AbortSignal.timeout(node.timeoutSec * 1000);
+  const timeout = AbortSignal.timeout(node.timeoutSec * 1000);
+  const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
   const where = `remote node "${node.name}" (${node.apiBaseURL})`;
   try {
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -142,7 +145,7 @@ export const sendToRemoteNode = async (
     };
   } catch (e) {
     if (AppError.is(e)) throw e;
-    if (signal.aborted) {
+    if (timeout.aborted) {
       throw new AppError(
         ErrorCode.RemoteNodeError,
         `${where} did not answer within ${node.timeoutSec} s (timeoutSec)`,

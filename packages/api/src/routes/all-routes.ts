@@ -2,12 +2,13 @@ import { openApiRoutes } from '../openapi/openapi.routes.js';
 import { renderOpenApiJson } from '../openapi/build-openapi.js';
 import type { HttpDeps } from '../http/deps.js';
 import { dagRoutes } from './dags.routes.js';
+import { eventRoutes } from './events.routes.js';
 import { queueRoutes } from './queues.routes.js';
 import { runRoutes } from './runs.routes.js';
 import { systemRoutes } from './system.routes.js';
 
 /** The route tables `trellis server` mounts (besides the system routes createHttpApp adds). */
-export const API_ROUTE_TABLES = [dagRoutes, runRoutes, queueRoutes] as const;
+export const API_ROUTE_TABLES = [dagRoutes, runRoutes, queueRoutes, eventRoutes] as const;
 
 /** The OpenAPI document of the whole API, as checked in at docs/openapi.json. */
 export const renderApiDocument = (version: string): string =>

@@ -16,6 +16,7 @@ import {
   LogChunkSchema,
   RunLogQuery,
   Pagination,
+  RunDetailsQuery,
   RunDetailsSchema,
   RunId,
   RunListQuery,
@@ -27,6 +28,7 @@ import {
   StepPath,
 } from '@trellis/contract';
 import { paginate } from '../wire/paginate.js';
+import { findOrWait } from './run-wait.js';
 import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
 import { toApiWorker } from '../wire/worker.mapper.js';
 
@@ -169,11 +171,13 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
   }),
   r.get('/dag-runs/:name/:dagRunId', {
     params: RunPath,
+    query: RunDetailsQuery,
     response: z.object({ dagRunDetails: RunDetailsSchema }),
-    summary: 'One run (`latest` for the most recent)',
-    handler: async ({ params }, deps) => ({
+    summary:
+      'One run (`latest` for the most recent); with waitFor=final, answers once the run is final or at the timeout',
+    handler: async ({ params, query, res }, deps) => ({
       status: 200,
-      body: { dagRunDetails: toApiRunDetails(await deps.reads.find(params)) },
+      body: { dagRunDetails: toApiRunDetails(await findOrWait(deps, params, query, res)) },
     }),
   }),
   r.post('/dag-runs/:name/:dagRunId/stop', {

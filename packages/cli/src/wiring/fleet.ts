@@ -3,9 +3,11 @@ import {
   Coordinator,
   type ChildRunsPort,
   type TlsFiles,
+  type WorkerChange,
   type WorkerView,
 } from '@trellis/coordinator';
 import { BullmqDispatcher, createRedis } from '@trellis/dispatch/remote';
+import type { RunEvents } from '@trellis/services';
 import type { FsRunStore } from '@trellis/store';
 
 /** The coordinator side of distributed mode in one process: gRPC coordinator + BullMQ dispatch. */
@@ -24,6 +26,18 @@ export interface Fleet {
   workers(): WorkerView[];
 }
 
+const noChildren = (): Error =>
+  new Error('child runs for workers are not wired in this process (no run service)');
+
+/** Publishes a worker joining or being lost as `worker:joined` / `worker:lost`. */
+const workerEventsTo =
+  (events: RunEvents) =>
+  (c: WorkerChange): void =>
+    void events.publish({
+      type: c.kind === 'joined' ? 'worker:joined' : 'worker:lost',
+      data: { workerId: c.workerId, labels: c.labels },
+    });
+
 /** TLS files from config, or undefined for plain gRPC. */
 export const tlsOf = (config: Readonly<Config>): TlsFiles | undefined => {
   const t = config.coordinator;
@@ -40,6 +54,7 @@ export const makeFleet = (
   store: FsRunStore,
   clock: Clock,
   log: (line: string) => void,
+  events?: RunEvents,
 ): Fleet | undefined => {
   const url = config.redis?.url;
   if (url === undefined) return undefined;
@@ -47,8 +62,6 @@ export const makeFleet = (
   const tls = tlsOf(config);
   let onClaimed: (latencyMs: number) => void = () => undefined;
   let children: ChildRunsPort | undefined;
-  const noChildren = (): Error =>
-    new Error('child runs for workers are not wired in this process (no run service)');
   const coordinator = new Coordinator({
     store,
     clock,
@@ -60,6 +73,7 @@ export const makeFleet = (
     // the coordinator writes workers' reports; the dispatcher tells admission (its run-update event)
     onRunUpdate: (r) => remote.reportRunUpdate(r),
     onClaimed: (ms) => onClaimed(ms),
+    ...(events ? { onWorkerChange: workerEventsTo(events) } : {}),
     children: {
       start: (req) => (children ? children.start(req) : Promise.reject(noChildren())),
       status: (ref, root) => (children ? children.status(ref, root) : Promise.reject(noChildren())),

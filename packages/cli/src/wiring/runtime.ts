@@ -16,7 +16,12 @@ import {
 } from '@trellis/executors';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunService, WorkerChildRuns } from '@trellis/services';
+import {
+  InMemoryRunEvents,
+  RecordTransitions,
+  RunService,
+  WorkerChildRuns,
+} from '@trellis/services';
 import { DagFileLoader, FsDagStore } from '@trellis/store';
 import { RetentionOnStart, recoverLostRuns } from '@trellis/scheduler';
 import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
@@ -32,6 +37,11 @@ export interface Runtime {
   readonly dags: DagFileLoader;
   readonly runs: RunService;
   readonly events: EngineEvents;
+  /**
+   * Run, step, queue and worker transitions of this process (the API's long-poll and event
+   * streams): every record the store writes feeds it, local and remote runs alike.
+   */
+  readonly runEvents: InMemoryRunEvents;
   /** OpenTelemetry tracing of the runs of DAGs with `otel.enabled`; `shutdown()` before exit. */
   readonly tracer: RunTracer;
   /** Distributed mode's coordinator and dispatcher (with `opts.fleet` and `redis.url`). */
@@ -72,18 +82,21 @@ export const makeRuntime = async (
       : {}),
   });
   const clock = systemClock;
+  const runEvents = new InMemoryRunEvents({ clock });
+  const transitions = new RecordTransitions(runEvents);
   const store = new FsRunStore({
     dataDir: config.paths.dataDir,
     logDir: config.paths.logDir,
     clock,
     warn: (m) => io.err(`warning: ${m}`),
+    onRecordSaved: (r) => transitions.recordSaved(r),
   });
   const dags = new DagFileLoader(config.paths.dagsDir);
   const events = new EngineEvents();
   // gRPC and BullMQ are loaded only in distributed mode
   const fleet =
     opts.fleet && config.redis?.url !== undefined
-      ? (await import('./fleet.js')).makeFleet(config, store, clock, (l) => io.err(l))
+      ? (await import('./fleet.js')).makeFleet(config, store, clock, (l) => io.err(l), runEvents)
       : undefined;
   // spec: registryAuths; CONTAINER_AUTH_CONFIG (the peer's DOCKER_AUTH_CONFIG also works)
   const processes = opts.spawner ? new SpawnerProcessRunner() : new NodeProcessRunner();
@@ -128,7 +141,7 @@ export const makeRuntime = async (
     io.err(
       `note: run ${r.dagRunId} of DAG "${r.name}" was left running by a process that died; marked failed`,
     );
-  return { config, store, dags, runs, events, tracer, ...(fleet ? { fleet } : {}) };
+  return { config, store, dags, runs, events, runEvents, tracer, ...(fleet ? { fleet } : {}) };
 };
 
 /** The DAG definitions of the runtime's DAGs folder (API reads, scheduler), with suspend flags. */

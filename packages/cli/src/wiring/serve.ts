@@ -187,6 +187,7 @@ const httpDepsOf = (
     dags,
     runs: rt.runs,
     reads: new RunReads(rt.store),
+    events: rt.runEvents,
     auth,
     log: {
       warn: () => undefined, // refusals are answered to the caller; not worth a log line each

@@ -4,6 +4,13 @@ import type { ChildRunsPort } from './child-runs-port.js';
 import type { CoordinatorStore } from './coordinator-store.js';
 import type { TlsFiles } from './credentials.js';
 
+/** A worker joining or being lost. */
+export interface WorkerChange {
+  readonly kind: 'joined' | 'lost';
+  readonly workerId: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
 /** Everything a coordinator needs, injected once. */
 export interface CoordinatorDeps {
   readonly store: CoordinatorStore;
@@ -22,6 +29,11 @@ export interface CoordinatorDeps {
    * report, lost worker, cancel before start): the queue processor frees a slot on a final one.
    */
   readonly onRunUpdate?: (record: DagRunRecord) => void;
+  /**
+   * Called when a worker joins (first heartbeat, back from unhealthy, or a new incarnation) and
+   * when it is lost (silent past `lostAfterMs`), once per change: the event bus's worker events.
+   */
+  readonly onWorkerChange?: (change: WorkerChange) => void;
   /** Called with the time from dispatch to a worker's claim, in ms (metrics). */
   readonly onClaimed?: (latencyMs: number) => void;
   /**

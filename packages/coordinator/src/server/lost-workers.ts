@@ -12,6 +12,8 @@ export class LostWorkers {
   readonly #ctx: CoordinatorContext;
   readonly #stop = new AbortController();
   #loop: Promise<void> | undefined;
+  /** Workers reported lost, with the heartbeat they were lost after (one report per loss). */
+  readonly #reported = new Map<string, number>();
 
   constructor(ctx: CoordinatorContext) {
     this.#ctx = ctx;
@@ -36,6 +38,10 @@ export class LostWorkers {
     const now = this.#ctx.deps.clock.now();
     const lostAfter = this.#ctx.deps.lostAfterMs ?? UNHEALTHY_MS;
     for (const w of this.#ctx.registry.silentFor(lostAfter, now)) {
+      if (this.#reported.get(w.id) !== w.lastHeartbeat.getTime()) {
+        this.#reported.set(w.id, w.lastHeartbeat.getTime());
+        this.#ctx.deps.onWorkerChange?.({ kind: 'lost', workerId: w.id, labels: { ...w.labels } });
+      }
       const error = `worker "${w.id}" was lost: no heartbeat since ${w.lastHeartbeat.toISOString()} (over ${Math.round(lostAfter / 1000)} s)`;
       for (const run of this.#ctx.runs.ofWorker(w.id))
         await loseRun(this.#ctx, run, w.id, error).catch((e: unknown) =>
@@ -47,8 +53,10 @@ export class LostWorkers {
       if (
         now.getTime() - w.lastHeartbeat.getTime() > FORGET_AFTER_MS &&
         this.#ctx.runs.ofWorker(w.id).length === 0
-      )
+      ) {
         this.#ctx.registry.forget(w.id);
+        this.#reported.delete(w.id);
+      }
     }
   }
 

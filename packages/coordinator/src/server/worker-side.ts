@@ -93,6 +93,8 @@ export class WorkerSide {
     this.#reconcile.onHeartbeat(req.workerId, req.incarnation, tasks);
     const drop = this.#toDrop(req.workerId, tasks);
     if (change.joined || change.grew) this.#ctx.capacity.changed();
+    if (change.joined)
+      deps.onWorkerChange?.({ kind: 'joined', workerId: req.workerId, labels: { ...req.labels } });
     return {
       queues: [...this.#queues.entries()]
         .filter(([, sel]) => matchesSelector(req.labels, sel))

@@ -51,6 +51,20 @@ export interface RunReadStore {
   latestRun(dagName: string): Promise<DagRunRecord>;
   listChildren(root: RunRef): Promise<RunSummaryRecord[]>;
   readLog(path: string, q: LogWindowQuery): Promise<LogChunkData>;
+  /** Follows a log file from line `fromLine` (1-based): the lines there, then new ones. */
+  followLog(
+    path: string,
+    fromLine: number,
+    onLines: (lines: readonly string[], first: number) => void,
+    onError: (e: Error) => void,
+  ): LogFollowHandle;
+}
+
+/** A log being followed (the store's `followLog`). */
+export interface LogFollowHandle {
+  /** Sends what is left, an unfinished last line too, and stops. */
+  flush(): Promise<void>;
+  close(): void;
 }
 
 /** The chunk of a log that does not exist yet. */
@@ -124,6 +138,16 @@ export class RunReads {
   /** A run's own log; a run that has not started yet (queued) has an empty one, not a 404. */
   runLog(run: DagRunRecord, q: LogWindowQuery): Promise<LogChunkData> {
     return run.startedAt === '' ? Promise.resolve(EMPTY_LOG) : this.store.readLog(run.log, q);
+  }
+
+  /** Follows a log file (a node's `stdout` or `stderr`) from line `fromLine`. */
+  followLog(
+    path: string,
+    fromLine: number,
+    onLines: (lines: readonly string[], first: number) => void,
+    onError: (e: Error) => void,
+  ): LogFollowHandle {
+    return this.store.followLog(path, fromLine, onLines, onError);
   }
 
   /** A step's stdout or stderr; a step that has not written it yet has an empty one. */

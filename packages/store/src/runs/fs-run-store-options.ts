@@ -1,5 +1,5 @@
 import type { Clock } from '@trellis/core';
-import type { RunRef } from '@trellis/spec';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
 
 /** Options of `FsRunStore`. */
 export interface FsRunStoreOptions {
@@ -16,6 +16,12 @@ export interface FsRunStoreOptions {
   readonly warn?: (message: string) => void;
   /** Compact a DAG's index when it holds more than this many lines per live run. @default 4 */
   readonly indexCompactFactor?: number;
+  /**
+   * Called with a copy of each record once it is written (created, saved, or swapped in; not
+   * for a stale save that was ignored): every run status change, local or a worker's, passes
+   * here. The event bus hangs off it (services `RecordTransitions`). @default none
+   */
+  readonly onRecordSaved?: (record: DagRunRecord) => void;
 }
 
 /** Where a child run is stored: under its root run. */

@@ -5,6 +5,7 @@ import { isMissing, messageOf } from '../fs/fs-errors.js';
 import { StoreLayout } from '../layout/store-layout.js';
 import { LocalRunRecorder } from '../logs/local-recorder.js';
 import type { LogChunk, LogQuery } from '../logs/log-window.js';
+import { followLog, type LogFollow, type LogLinesListener } from '../logs/log-follower.js';
 import { readLogChunk } from '../logs/read-log-chunk.js';
 import { hasStopRequest, watchStopFile, writeStopRequest } from '../stop/stop-request.js';
 import { cleanupStore, type CleanupReport, type RetentionDays } from './cleanup-all.js';
@@ -59,7 +60,13 @@ export class FsRunStore {
     this.#clock = clock;
     this.#warn = warn;
     this.#indexes = indexes;
-    this.#writer = new RunWriter({ layout, indexes, saves, clock });
+    this.#writer = new RunWriter({
+      layout,
+      indexes,
+      saves,
+      clock,
+      onSaved: options.onRecordSaved,
+    });
     this.#reader = new RunReader({ layout, indexes, warn });
     this.#deleter = new RunDeleter({
       layout,
@@ -77,6 +84,19 @@ export class FsRunStore {
    */
   readLog(path: string, query: LogQuery = {}): Promise<LogChunk> {
     return readLogChunk(path, query);
+  }
+
+  /**
+   * Follows a log file from line `fromLine`: lines now and as they are written (see
+   * `followLog`), for the live log stream.
+   */
+  followLog(
+    path: string,
+    fromLine: number,
+    onLines: LogLinesListener,
+    onError: (e: Error) => void,
+  ): LogFollow {
+    return followLog(path, fromLine, onLines, onError);
   }
 
   /** Path of a run's log (`<logDir>/<dag>/<id>/run.log`), for the record's `log`. */

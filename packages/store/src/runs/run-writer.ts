@@ -22,6 +22,8 @@ export interface RunWriterDeps {
   /** The store's per-run chain: saves of one run are applied in call order. */
   readonly saves: KeyedSerialQueue;
   readonly clock: Clock;
+  /** `FsRunStoreOptions.onRecordSaved`. */
+  readonly onSaved?: ((record: DagRunRecord) => void) | undefined;
 }
 
 /**
@@ -80,6 +82,7 @@ export class RunWriter {
         this.#deps.indexes.of(loc.indexDag).put(summary),
       ]);
     });
+    this.#saved(status);
   }
 
   /** True (once) when `createRun` made the log folder `dir`: its recorder need not make it. */
@@ -97,7 +100,8 @@ export class RunWriter {
     // saves of a run write (and sync) their files side by side; only the renames, which publish
     // them, are applied one after another in call order.
     const temp = tempPathFor(statusPath);
-    const written = writeNewFile(temp, serializeRecord(record), { durable }).then(
+    const serialized = serializeRecord(record);
+    const written = writeNewFile(temp, serialized, { durable }).then(
       () => undefined,
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
     );
@@ -116,6 +120,9 @@ export class RunWriter {
         // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
         await rename(temp, statusPath);
         renamed = true;
+        // published once the record is readable, before the index line (its sync would delay
+        // a waiting client by milliseconds; the record, not the index, answers a run read)
+        this.#saved(serialized);
         if (durable) this.#written.delete(statusPath);
         else this.#written.set(statusPath, record.revision);
       } catch (e) {
@@ -133,6 +140,7 @@ export class RunWriter {
     const loc = locateForWrite(this.#deps.layout, record);
     const statusPath = join(loc.dir, STATUS_FILE);
     const lockPath = join(loc.dir, SWAP_LOCK);
+    const serialized = serializeRecord(record);
     return this.#deps.saves.run(loc.dir, async () => {
       // One process at a time between the read and the rename: an exclusive lock file.
       const lock = await open(lockPath, 'wx').catch(async (e: unknown) => {
@@ -147,7 +155,7 @@ export class RunWriter {
       if (lock === undefined) return false; // another process is deciding right now
       try {
         if ((await readDiskRevision(statusPath)) !== expectRevision) return false;
-        await writeFileAtomic(statusPath, serializeRecord(record), {
+        await writeFileAtomic(statusPath, serialized, {
           durable: isDurableStatus(record.status),
         });
         this.#written.delete(statusPath);
@@ -156,8 +164,14 @@ export class RunWriter {
         await rm(lockPath, { force: true });
       }
       await this.#deps.indexes.of(loc.indexDag).put(toRunSummary(record));
+      this.#saved(serialized);
       return true;
     });
+  }
+
+  /** Tells `onSaved` of a record written, as it was when its save was called. */
+  #saved(serialized: string): void {
+    this.#deps.onSaved?.(JSON.parse(serialized) as DagRunRecord);
   }
 
   /** Remembers a log folder made for a new run, for its recorder (a bounded number of them). */

@@ -1,0 +1,47 @@
+import { isFinalRunStatus, type Clock } from '@trellis/core';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
+import type { RunReads } from '../runs/run-reads.js';
+import type { RunEvents } from './run-events.js';
+
+/** What {@link waitForFinalRun} needs. */
+export interface RunWaitDeps {
+  readonly reads: RunReads;
+  readonly events: RunEvents;
+  readonly clock: Clock;
+}
+
+/**
+ * The run `ref` once it is final, or as it is after `timeoutMs` (or when `signal` aborts: the
+ * client went away). Event-driven: a waiter is one subscription on the bus, indexed by the run
+ * id, woken by the run's `run:finished`; nothing polls. Throws as `RunReads.find` (not_found).
+ */
+export const waitForFinalRun = async (
+  deps: RunWaitDeps,
+  ref: RunRef,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<DagRunRecord> => {
+  const first = await deps.reads.find(ref);
+  if (isFinalRunStatus(first.status) || timeoutMs <= 0 || signal?.aborted) return first;
+  const id = { name: first.name, dagRunId: first.dagRunId };
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const sub = deps.events.subscribe(
+    { dag: id.name, dagRunId: id.dagRunId, types: ['run:finished'] },
+    (e) => {
+      if (e.dagRunId === id.dagRunId) stop.abort();
+    },
+  );
+  try {
+    // subscribed first, then read again: an end between the two reads is not missed
+    const now = await deps.reads.find(id);
+    if (isFinalRunStatus(now.status)) return now;
+    await deps.clock.sleep(timeoutMs, stop.signal).catch(() => undefined);
+    return await deps.reads.find(id);
+  } finally {
+    sub.unsubscribe();
+    signal?.removeEventListener('abort', onAbort);
+    stop.abort(); // frees the timer of a wait that ended early
+  }
+};
