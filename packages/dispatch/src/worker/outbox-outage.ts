@@ -29,7 +29,7 @@ export class OutageLog {
     this.#since = this.#clock.now();
     this.#delivered = 0;
     this.#log(
-      `coordinator unreachable (${reason}): runs go on; their status and logs are kept in the outbox and retried`,
+      `outbox: coordinator unreachable (${reason}): runs go on; their status and logs are kept and retried`,
     );
   }
 
@@ -46,7 +46,7 @@ export class OutageLog {
     if (!this.#since || upTo === undefined || (oldestN !== undefined && oldestN <= upTo)) return;
     const secs = Math.round((this.#clock.now().getTime() - this.#since.getTime()) / 1000);
     this.#log(
-      `coordinator reachable again after ${secs} s: ${this.#delivered} buffered message(s) delivered`,
+      `outbox: coordinator reachable again after ${secs} s: ${this.#delivered} buffered message(s) delivered`,
     );
     this.#since = undefined;
   }

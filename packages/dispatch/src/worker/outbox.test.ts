@@ -78,8 +78,10 @@ describe('worker outbox', () => {
       { kind: 'status', seq: 2, run: 'r1' },
     ]);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^coordinator unreachable \(away\)/);
-    expect(lines[1]).toMatch(/^coordinator reachable again after \d+ s: 3 buffered message/);
+    expect(lines[0]).toMatch(/^outbox: coordinator unreachable \(away\)/);
+    expect(lines[1]).toMatch(
+      /^outbox: coordinator reachable again after \d+ s: 3 buffered message/,
+    );
   });
 
   it('sends only the last of consecutive status reports (each is the whole record)', async () => {
