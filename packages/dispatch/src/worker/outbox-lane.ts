@@ -69,6 +69,16 @@ export const replaceHeadStatus = (lane: Lane): boolean => {
   return true;
 };
 
+/**
+ * The lane's oldest journal entry. Items are queued in journal order, and only the first status
+ * report can hold older entries (those of the reports it replaced), so two items tell.
+ */
+export const oldestIdOf = (lane: Lane): number | undefined => {
+  const firstStatus = lane.items.find((it) => it.kind === 'status');
+  const ids = [...(lane.items[0]?.ids ?? []), ...(firstStatus?.ids ?? [])];
+  return ids.length === 0 ? undefined : Math.min(...ids);
+};
+
 /** Sends the head of the lane: its status report, or the log chunks at its head (one stream). */
 export const sendHead = async (lane: Lane, client: CoordinatorClient): Promise<Delivered> => {
   const head = lane.items[0];

@@ -5,6 +5,7 @@ import {
   hasLaterStatus,
   joinLog,
   newLane,
+  oldestIdOf,
   replaceHeadStatus,
   sendHead,
   type Delivered,
@@ -237,9 +238,10 @@ export class Outbox {
 
   #oldestN(): number | undefined {
     let oldest: number | undefined;
-    for (const lane of this.#lanes.values())
-      for (const it of lane.items)
-        for (const n of it.ids) if (oldest === undefined || n < oldest) oldest = n;
+    for (const lane of this.#lanes.values()) {
+      const n = oldestIdOf(lane);
+      if (n !== undefined && (oldest === undefined || n < oldest)) oldest = n;
+    }
     return oldest;
   }
 }
