@@ -5,6 +5,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -38,11 +39,17 @@ export const outboxDirOf = (home: string, workerId: string): string =>
     workerId.replace(/[^A-Za-z0-9_-]/g, (c) => `%${c.codePointAt(0)?.toString(16) ?? ''}`),
   );
 
+/** A message's place in the journal file. */
+interface Span {
+  readonly at: number;
+  readonly bytes: number;
+}
+
 /** The journal file in the outbox directory. */
 const FILE = 'outbox.jsonl';
 /** Holds the pid of the process using the directory. */
 const LOCK = 'outbox.lock';
-/** The file is rewritten once it is this large and at least half of it is acknowledged. */
+/** The file is rewritten once it is this large and at least three quarters are acknowledged. */
 const COMPACT_AT_BYTES = 1024 * 1024;
 
 type Line =
@@ -83,16 +90,15 @@ const statusOf = (line: { f: boolean; s: StatusReport }): OutboxMessage => ({
  */
 export class OutboxJournal {
   readonly #dir: string;
-  #fd: number;
-  /** Bytes of each message not yet acknowledged, by `n`. */
-  readonly #live = new Map<number, number>();
+  #fd = -1;
+  /** Where each message not yet acknowledged sits in the file, by `n` (in `n` order). */
+  readonly #live = new Map<number, Span>();
   #liveBytes = 0;
   #fileBytes = 0;
   #lastN = 0;
 
-  private constructor(dir: string, fd: number) {
+  private constructor(dir: string) {
     this.#dir = dir;
-    this.#fd = fd;
   }
 
   /**
@@ -103,8 +109,8 @@ export class OutboxJournal {
     mkdirSync(dir, { recursive: true });
     takeLock(dir);
     const pending = readPending(join(dir, FILE));
-    const journal = new OutboxJournal(dir, -1);
-    journal.#rewrite(pending.map((e) => [e.n, toLine(e)]));
+    const journal = new OutboxJournal(dir);
+    journal.#rewrite(pending.map((e) => [e.n, Buffer.from(toLine(e))]));
     for (const e of pending) journal.#lastN = Math.max(journal.#lastN, e.n);
     return { journal, pending };
   }
@@ -127,12 +133,10 @@ export class OutboxJournal {
   /** Writes a message (and fsyncs it when `durable`); returns its `n`. */
   append(runKey: string, message: OutboxMessage, durable: boolean): number {
     const n = ++this.#lastN;
-    const text = toLine({ n, runKey, message });
-    this.#write(text);
+    const span = this.#write(toLine({ n, runKey, message }));
     if (durable) fsyncSync(this.#fd);
-    const bytes = Buffer.byteLength(text);
-    this.#live.set(n, bytes);
-    this.#liveBytes += bytes;
+    this.#live.set(n, span);
+    this.#liveBytes += span.bytes;
     return n;
   }
 
@@ -142,7 +146,7 @@ export class OutboxJournal {
     const known = ns.filter((n) => this.#live.has(n));
     if (known.length === 0) return;
     for (const n of known) {
-      this.#liveBytes -= this.#live.get(n) ?? 0;
+      this.#liveBytes -= this.#live.get(n)?.bytes ?? 0;
       this.#live.delete(n);
     }
     if (this.#live.size === 0) {
@@ -151,7 +155,7 @@ export class OutboxJournal {
       return;
     }
     this.#write(`${JSON.stringify({ a: known })}\n`);
-    if (this.#fileBytes >= COMPACT_AT_BYTES && this.#fileBytes > 2 * this.#liveBytes)
+    if (this.#fileBytes >= COMPACT_AT_BYTES && this.#fileBytes > 4 * this.#liveBytes)
       this.#compact();
   }
 
@@ -163,42 +167,48 @@ export class OutboxJournal {
     rmSync(join(this.#dir, LOCK), { force: true });
   }
 
-  #write(text: string): void {
+  #write(text: string): Span {
     const bytes = Buffer.from(text);
     writeSync(this.#fd, bytes);
+    const span = { at: this.#fileBytes, bytes: bytes.length };
     this.#fileBytes += bytes.length;
+    return span;
   }
 
-  /** Rewrites the file with the live messages only, read back from the file itself. */
+  /**
+   * Rewrites the file with the pending messages only, copied from where they sit in it. Done once
+   * the file is four times their size, so a compaction copies at most a quarter of the file.
+   */
   #compact(): void {
-    const kept: [number, string][] = [];
-    for (const text of readFileSync(join(this.#dir, FILE), 'utf8').split('\n')) {
-      const n = /^\{"n":(\d+),/.exec(text)?.[1];
-      if (n !== undefined && this.#live.has(Number(n))) kept.push([Number(n), `${text}\n`]);
+    const kept: [number, Buffer][] = [];
+    for (const [n, span] of this.#live) {
+      const line = Buffer.alloc(span.bytes);
+      readSync(this.#fd, line, 0, span.bytes, span.at);
+      kept.push([n, line]);
     }
-    this.#live.clear();
-    this.#liveBytes = 0;
     this.#rewrite(kept);
   }
 
   /** Replaces the file by one holding `lines` (via a fsynced temp file and a rename). */
-  #rewrite(lines: readonly (readonly [number, string])[]): void {
+  #rewrite(lines: readonly (readonly [number, Buffer])[]): void {
     const path = join(this.#dir, FILE);
     const tmp = `${path}.tmp`;
-    const text = lines.map(([, l]) => l).join('');
     const fd = openSync(tmp, 'w');
-    writeSync(fd, text);
+    const spans = lines.map(([n, line]) => [n, line, writeSync(fd, line)] as const);
     fsyncSync(fd);
     closeSync(fd);
     renameSync(tmp, path);
     if (this.#fd >= 0) closeSync(this.#fd);
-    this.#fd = openSync(path, 'a');
-    this.#fileBytes = Buffer.byteLength(text);
-    for (const [n, l] of lines) {
-      const bytes = Buffer.byteLength(l);
-      this.#live.set(n, bytes);
-      this.#liveBytes += bytes;
+    this.#fd = openSync(path, 'a+');
+    this.#live.clear();
+    this.#liveBytes = 0;
+    this.#fileBytes = 0;
+    for (const [n, line, written] of spans) {
+      if (written !== line.length) throw new Error(`short write to ${tmp}`);
+      this.#live.set(n, { at: this.#fileBytes, bytes: line.length });
+      this.#fileBytes += line.length;
     }
+    this.#liveBytes = this.#fileBytes;
   }
 }
 
