@@ -20,6 +20,7 @@ export type { CoordinatorStore, RootScope } from './server/coordinator-store.js'
 export { isTlsEnabled, type TlsFiles } from './server/credentials.js';
 export {
   CoordinatorClient,
+  isRefused,
   isUnavailable,
   type CoordinatorClientOptions,
 } from './client/coordinator-client.js';

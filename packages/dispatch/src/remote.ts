@@ -4,4 +4,5 @@ export { DEFAULT_PREFIX, bullQueueName, jobIdOf, type RunJobData } from './remot
 export { createRedis } from './remote/redis-connection.js';
 export { GrpcRecorder, type GrpcRecorderInit } from './worker/grpc-recorder.js';
 export { Outbox, type OutboxDeps } from './worker/outbox.js';
+export { outboxDirOf } from './worker/outbox-journal.js';
 export { WorkerAgent, type WorkerAgentDeps } from './worker/worker-agent.js';

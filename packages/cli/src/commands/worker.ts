@@ -40,14 +40,19 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   if (typeof settings === 'number') return settings;
   const { config, redisUrl, address, graceSec } = settings;
   // gRPC, BullMQ and the executors are loaded only by the command that needs them
-  const [{ CoordinatorClient }, { WorkerAgent, createRedis }, executors, { tlsOf }, { RunTracer }] =
-    await Promise.all([
-      import('@trellis/coordinator'),
-      import('@trellis/dispatch/remote'),
-      import('@trellis/executors'),
-      import('../wiring/fleet.js'),
-      import('@trellis/telemetry'),
-    ]);
+  const [
+    { CoordinatorClient },
+    { WorkerAgent, createRedis, outboxDirOf },
+    executors,
+    { tlsOf },
+    { RunTracer },
+  ] = await Promise.all([
+    import('@trellis/coordinator'),
+    import('@trellis/dispatch/remote'),
+    import('@trellis/executors'),
+    import('../wiring/fleet.js'),
+    import('@trellis/telemetry'),
+  ]);
   // runs of DAGs with `otel.enabled` are traced where they execute (the SDK loads only then)
   const tracer = new RunTracer({ serviceVersion: VERSION, warn: (m) => io.err(`warning: ${m}`) });
   const { ShellCommandRunner, SpawnerProcessRunner, createExecutorSet } = executors;
@@ -66,6 +71,9 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     id,
     labels: config.worker.labels,
     concurrency: config.worker.concurrency,
+    // keyed by the configured id (or host): a restarted worker finds what it had not delivered
+    outboxDir: outboxDirOf(config.home, config.worker.id || hostname()),
+    outboxMaxBytes: config.worker.outboxMaxBytes,
     client: new CoordinatorClient({ address, clock: systemClock, ...(tls ? { tls } : {}) }),
     redis,
     clock: systemClock,

@@ -211,3 +211,10 @@ export const isUnavailable = (e: unknown): boolean => {
     code === grpc.status.UNKNOWN
   );
 };
+
+/**
+ * True for the coordinator's refusal of a message as such (`INVALID_ARGUMENT`): sending the same
+ * message again cannot succeed. Every other failure may pass (retry later).
+ */
+export const isRefused = (e: unknown): boolean =>
+  (e as { code?: number } | null)?.code === grpc.status.INVALID_ARGUMENT;

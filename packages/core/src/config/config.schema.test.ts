@@ -35,6 +35,7 @@ describe('ConfigSchema', () => {
       metricsPublic: true,
     });
     expect(full.coordinator.port).toBe(50055);
+    expect(full.worker.outboxMaxBytes).toBe(64 * 1024 * 1024);
     expect(full.scheduler.zombieDetectionIntervalSec).toBe(45);
     expect(full.auth).toEqual({ mode: 'none', users: [], tokens: [] });
     expect(full.remoteNodes).toEqual([]);
@@ -116,6 +117,7 @@ describe('ENV_MAP and FLAG_MAP', () => {
       'SVC_WORKER_ID',
       'SVC_WORKER_LABELS',
       'SVC_WORKER_CONCURRENCY',
+      'SVC_WORKER_OUTBOX_MAX_BYTES',
       'SVC_HIST_RETENTION_DAYS',
       'SVC_METRICS_PUBLIC',
       'SVC_AUTH_MODE',

@@ -186,6 +186,13 @@ const WorkerSchema = section({
    * @default `4`
    */
   concurrency: intAtLeast(1, 4).default(4),
+  /**
+   * Bytes of undelivered status reports and logs a worker keeps in its outbox (on disk under
+   * `home`, kept while the coordinator is away) before step output waits for room; at least
+   * 64 KiB. Status reports are never held back or dropped.
+   * @default `67108864` (64 MiB)
+   */
+  outboxMaxBytes: intAtLeast(65_536, 67_108_864).default(67_108_864),
 });
 
 /** The shape of one `queues` entry as written in the file (before the alias is folded in). */

@@ -156,6 +156,13 @@ export const ENV_MAP = [
     description: 'Runs a worker executes at once, at least 1 (default 4).',
   },
   {
+    name: 'SVC_WORKER_OUTBOX_MAX_BYTES',
+    path: 'worker.outboxMaxBytes',
+    kind: 'int',
+    description:
+      'Bytes of undelivered status and logs a worker keeps before step output waits, at least 65536 (default 64 MiB).',
+  },
+  {
     name: 'SVC_HIST_RETENTION_DAYS',
     path: 'histRetentionDays',
     kind: 'int',

@@ -10,7 +10,7 @@ export interface StoppingWorker {
   readonly queues: Pick<QueueConsumer, 'stopTaking' | 'close'>;
   readonly link: Pick<CoordinatorLink, 'beat' | 'halt' | 'whenHalted'>;
   readonly runs: ActiveRuns;
-  readonly outbox: Pick<Outbox, 'drained' | 'stop'>;
+  readonly outbox: Pick<Outbox, 'drained' | 'stop' | 'unbound'>;
 }
 
 /**
@@ -34,6 +34,7 @@ export const stopGracefully = async (
       w.deps.clock.sleep(graceMs, timer.signal).catch(() => undefined),
     ]);
     timer.abort();
+    w.outbox.unbound(); // a stopped run's last output must not wait for room, or it never ends
     w.runs.stopAll();
     await w.runs.whenIdle();
   }

@@ -68,16 +68,19 @@ export class GrpcRecorder implements RunRecorder {
       .split(/\r?\n/)
       .map((l) => `${at} ${l}\n`)
       .join('');
-    this.#write(this.runLogPath, Buffer.from(text));
+    void this.#write(this.runLogPath, Buffer.from(text));
   }
 
   openStepLogs(key: string): Promise<StepLogs> {
     const { stdoutPath, stderrPath } = stepLogPathsBeside(this.runLogPath, key);
     const sink = (path: string): Writable =>
       new Writable({
+        // Back-pressure: at the outbox's size limit the write completes once there is room.
         write: (chunk: Buffer | string, _enc, cb) => {
-          this.#write(path, Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-          cb();
+          this.#write(path, Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk), true).then(
+            () => cb(),
+            cb,
+          );
         },
       });
     const stdout = sink(stdoutPath);
@@ -97,19 +100,23 @@ export class GrpcRecorder implements RunRecorder {
     return Promise.resolve();
   }
 
-  #write(path: string, data: Buffer): void {
-    if (data.length === 0) return;
+  /** Queues bytes of a file; step output (`bounded`) waits while the outbox is full. */
+  #write(path: string, data: Buffer, bounded = false): Promise<void> {
+    if (data.length === 0) return Promise.resolve();
     const offset = this.#offsets.get(path) ?? 0;
     this.#offsets.set(path, offset + data.length);
     const i = this.#init;
-    i.outbox.log(i.runKey, {
+    const chunk = {
       workerId: i.workerId,
       run: { name: i.ref.name, dagRunId: i.ref.dagRunId },
       root: { name: i.root.name, dagRunId: i.root.dagRunId },
       path,
       offset,
       data,
-    });
+    };
+    if (bounded) return i.outbox.output(i.runKey, chunk);
+    i.outbox.log(i.runKey, chunk);
+    return Promise.resolve();
   }
 }
 

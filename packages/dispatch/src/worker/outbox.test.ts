@@ -1,66 +1,51 @@
-import { describe, expect, it } from 'vitest';
-import type {
-  CoordinatorClient,
-  LogAck,
-  LogChunk,
-  StatusAck,
-  StatusReport,
-} from '@trellis/coordinator';
-import { systemClock } from '@trellis/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock, type Clock } from '@trellis/core';
+import { FakeClock } from '@trellis/testkit';
 import { Outbox } from './outbox.js';
+import {
+  GrpcCode,
+  chunkOf as chunk,
+  fakeCoordinatorClient as fakeClient,
+  reportOf as report,
+} from './testing/fake-coordinator-client.js';
 
-type Sent = { kind: 'status'; seq: number; run: string } | { kind: 'logs'; data: string[] };
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
-/** A coordinator client that records calls and can be "away" (UNAVAILABLE). */
-const fakeClient = () => {
-  const sent: Sent[] = [];
-  const state = { away: false, dropped: new Set<string>() };
-  const unavailable = (): Error =>
-    Object.assign(new Error('away'), { code: 14 /* gRPC UNAVAILABLE */ });
-  const client = {
-    report: (r: StatusReport): Promise<StatusAck> => {
-      if (state.away) return Promise.reject(unavailable());
-      sent.push({ kind: 'status', seq: r.seq, run: r.run?.dagRunId ?? '' });
-      return Promise.resolve({
-        appliedSeq: r.seq,
-        dropped: state.dropped.has(r.run?.dagRunId ?? ''),
-      });
-    },
-    sendLogs: (chunks: readonly LogChunk[]): Promise<LogAck> => {
-      if (state.away) return Promise.reject(unavailable());
-      sent.push({ kind: 'logs', data: chunks.map((c) => c.data.toString()) });
-      return Promise.resolve({ files: [] });
-    },
-  } as unknown as CoordinatorClient;
-  return { client, sent, state };
+/** An outbox on a fresh journal directory, started. */
+const outbox = (
+  client: ReturnType<typeof fakeClient>['client'],
+  opts: {
+    clock?: Clock;
+    onDropped?: (k: string) => void;
+    lines?: string[];
+    warnings?: string[];
+  } = {},
+): Outbox => {
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-outbox-'));
+  dirs.push(dir);
+  const box = new Outbox({
+    client: () => client,
+    clock: opts.clock ?? systemClock,
+    dir,
+    log: (l) => opts.lines?.push(l),
+    warn: (m) => opts.warnings?.push(m),
+    onDropped: opts.onDropped ?? (() => undefined),
+    random: () => 0,
+  });
+  box.start();
+  return box;
 };
-
-const report = (run: string, seq: number): StatusReport => ({
-  workerId: 'w',
-  run: { name: 'd', dagRunId: run },
-  root: { name: 'd', dagRunId: run },
-  seq,
-  recordJson: '{}',
-  snapshotJson: '',
-});
-const chunk = (run: string, offset: number, data: string): LogChunk => ({
-  workerId: 'w',
-  run: { name: 'd', dagRunId: run },
-  root: { name: 'd', dagRunId: run },
-  path: `/logs/${run}.out`,
-  offset,
-  data: Buffer.from(data),
-});
 
 describe('worker outbox', () => {
   it('delivers a run’s log lines before the status report queued after them', async () => {
     const { client, sent } = fakeClient();
-    const box = new Outbox({
-      client: () => client,
-      clock: systemClock,
-      warn: () => undefined,
-      onDropped: () => undefined,
-    });
+    const box = outbox(client);
     box.log('r1', chunk('r1', 0, 'a\n'));
     box.log('r1', chunk('r1', 2, 'b\n'));
     box.status('r1', report('r1', 1));
@@ -73,16 +58,10 @@ describe('worker outbox', () => {
     ]);
   });
 
-  it('keeps everything while the coordinator is away and delivers it in order after', async () => {
+  it('keeps everything while the coordinator is away, delivers it in order after, and says so once', async () => {
     const { client, sent, state } = fakeClient();
-    const connectivity: boolean[] = [];
-    const box = new Outbox({
-      client: () => client,
-      clock: systemClock,
-      warn: () => undefined,
-      onDropped: () => undefined,
-      onConnectivity: (up) => connectivity.push(up),
-    });
+    const lines: string[] = [];
+    const box = outbox(client, { lines });
     state.away = true;
     box.log('r1', chunk('r1', 0, 'one\n'));
     box.status('r1', report('r1', 1));
@@ -98,17 +77,16 @@ describe('worker outbox', () => {
       { kind: 'logs', data: ['two\n'] },
       { kind: 'status', seq: 2, run: 'r1' },
     ]);
-    expect(connectivity).toEqual([false, true]);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^outbox: coordinator unreachable \(away\)/);
+    expect(lines[1]).toMatch(
+      /^outbox: coordinator reachable again after \d+ s: 3 buffered message/,
+    );
   });
 
   it('sends only the last of consecutive status reports (each is the whole record)', async () => {
     const { client, sent, state } = fakeClient();
-    const box = new Outbox({
-      client: () => client,
-      clock: systemClock,
-      warn: () => undefined,
-      onDropped: () => undefined,
-    });
+    const box = outbox(client);
     state.away = true;
     box.status('r1', report('r1', 1));
     box.status('r1', report('r1', 2));
@@ -121,16 +99,53 @@ describe('worker outbox', () => {
   it('tells the worker to drop a run the coordinator no longer gives it, and discards the rest', async () => {
     const { client, sent, state } = fakeClient();
     const dropped: string[] = [];
-    const box = new Outbox({
-      client: () => client,
-      clock: systemClock,
-      warn: () => undefined,
-      onDropped: (k) => dropped.push(k),
-    });
+    const box = outbox(client, { onDropped: (k) => dropped.push(k) });
     state.dropped.add('r1');
     box.status('r1', report('r1', 1));
     await box.drained();
     expect(dropped).toEqual(['r1']);
     expect(sent).toHaveLength(1);
+  });
+
+  it('retries a final status through unexpected gRPC errors with capped back-off and delivers it once', async () => {
+    const { client, sent, state } = fakeClient();
+    const clock = new FakeClock(0, { autoAdvance: true });
+    const lines: string[] = [];
+    const box = outbox(client, { clock, lines });
+    state.failures.push(GrpcCode.Internal, GrpcCode.Internal, 2 /* UNKNOWN */, GrpcCode.Internal);
+    box.status('r1', report('r1', 1), true);
+    await box.drained();
+    expect(sent).toEqual([{ kind: 'status', seq: 1, run: 'r1' }]);
+    // random() = 0: the full exponential wait each time
+    expect(clock.sleeps).toEqual([100, 200, 400, 800]);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/coordinator unreachable \(failure 13\)/);
+    expect(lines[1]).toMatch(/reachable again .*: 1 buffered message/);
+  });
+
+  it('sends a final report at once, ending the settle wait of a running report before it', async () => {
+    const { client, sent } = fakeClient();
+    const clock = new FakeClock(0);
+    const box = outbox(client, { clock });
+    box.status('r1', report('r1', 1));
+    expect(clock.sleeps).toEqual([20]); // the running report settles
+    expect(clock.pending).toBe(1);
+    box.status('r1', report('r1', 2), true);
+    await box.drained(); // the clock never moves
+    expect(sent).toEqual([{ kind: 'status', seq: 2, run: 'r1' }]);
+  });
+
+  it('skips a message the coordinator refuses (INVALID_ARGUMENT), saying so, and goes on', async () => {
+    const { client, sent, state } = fakeClient();
+    const warnings: string[] = [];
+    const box = outbox(client, { warnings });
+    state.failures.push(GrpcCode.InvalidArgument);
+    box.log('r1', chunk('r1', 0, 'x\n'));
+    box.status('r1', report('r1', 1), true);
+    await box.drained();
+    expect(sent).toEqual([{ kind: 'status', seq: 1, run: 'r1' }]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/refused the log chunk of \/logs\/r1.out at offset 0/),
+    ]);
   });
 });

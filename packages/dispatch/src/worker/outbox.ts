@@ -1,65 +1,80 @@
 import type { Clock } from '@trellis/core';
+import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator';
+import { OutboxJournal, type OutboxMessage } from './outbox-journal.js';
 import {
-  isUnavailable,
-  type CoordinatorClient,
-  type LogChunk,
-  type StatusReport,
-} from '@trellis/coordinator';
-
-type Item =
-  | { readonly kind: 'status'; report: StatusReport; readonly final: boolean }
-  | { readonly kind: 'log'; chunk: LogChunk };
-
-/** Log chunks sent on one stream at most (bytes). */
-const BATCH_BYTES = 2 * 1024 * 1024;
-/** A queued log item grows by appending until this size. */
-const ITEM_BYTES = 256 * 1024;
-/**
- * A report of a run still going waits this long, so a later report (each is the complete record)
- * can replace it: short runs cost the coordinator a few store writes, not one per state change.
- */
-const SETTLE_MS = 20;
+  hasLaterStatus,
+  joinLog,
+  newLane,
+  oldestIdOf,
+  replaceHeadStatus,
+  sendHead,
+  type Delivered,
+  type Lane,
+} from './outbox-lane.js';
+import { OutageLog } from './outbox-outage.js';
+import {
+  DEFAULT_OUTBOX_MAX_BYTES,
+  DELIVERY_RETRY,
+  SETTLE_MS,
+  failureKind,
+  retryDelayMs,
+} from './outbox-policy.js';
+import { OutboxSpace } from './outbox-space.js';
 
 /** What the outbox needs. */
 export interface OutboxDeps {
   readonly client: () => CoordinatorClient;
   readonly clock: Clock;
+  /** Directory of the journal, under the worker's home; one worker process uses it at a time. */
+  readonly dir: string;
+  /** Bytes of messages held at most before step output waits. @default 64 MiB */
+  readonly maxBytes?: number;
+  /** One line per outage (when it starts, and when its backlog was delivered). */
+  readonly log: (line: string) => void;
   readonly warn: (m: string) => void;
   /** The coordinator no longer gives this run to this worker: stop it. */
   readonly onDropped: (runKey: string) => void;
-  /** Called when delivery fails for want of a coordinator, and again once it works. */
-  readonly onConnectivity?: (up: boolean) => void;
-}
-
-/** One run's queue: delivered in order by its own pump. */
-interface Lane {
-  readonly items: Item[];
-  /** How many items at the head are in a call now. */
-  sending: number;
-  pumping: boolean;
+  /** For the back-off's jitter. @default Math.random */
+  readonly random?: () => number;
 }
 
 /**
- * Everything a worker sends about its runs: status reports and log chunks wait here while the
- * coordinator is away (the runs go on) and are delivered after it is back (docs/architecture.md,
- * "Distributed mode"). Each run has its own ordered lane, delivered independently of the others
- * (runs do not wait behind each other); within a run a status report goes only after every log
- * chunk queued before it, so a final status never overtakes the run's last lines.
+ * Everything a worker sends about its runs (docs/architecture.md, "Distributed mode";
+ * docs/decisions.md, "Worker outbox"): status reports and log chunks are written to a journal on
+ * disk, then delivered; they wait there while the coordinator is away (the runs go on), survive a
+ * worker restart (replayed with their original sequence numbers), and are retried with back-off
+ * until the coordinator takes them. Each run has its own ordered lane, delivered independently
+ * of the others; within a run a status report goes only after every log chunk queued before it,
+ * so a final status never overtakes the run's last lines. At the size limit step output waits.
  */
 export class Outbox {
   readonly #deps: OutboxDeps;
+  readonly #journal: OutboxJournal;
+  readonly #space: OutboxSpace;
+  readonly #outage: OutageLog;
   readonly #lanes = new Map<string, Lane>();
   readonly #idle = new Set<() => void>();
-  #stopped = false;
-  #up = true;
+  #stop = new AbortController();
+  #started = false;
 
+  /** Opens the journal and queues what a previous process left undelivered (sent on `start`). */
   constructor(deps: OutboxDeps) {
     this.#deps = deps;
+    const { journal, pending } = OutboxJournal.open(deps.dir);
+    this.#journal = journal;
+    this.#space = new OutboxSpace(
+      deps.maxBytes ?? DEFAULT_OUTBOX_MAX_BYTES,
+      () => journal.liveBytes,
+    );
+    this.#outage = new OutageLog(deps.log, deps.clock);
+    for (const e of pending) this.#enqueue(e.runKey, e.message, e.n);
   }
 
-  /** Kept for symmetry with other components: lanes start pumping as items arrive. */
+  /** Starts delivering (what was replayed from the journal first). */
   start(): void {
-    this.#stopped = false;
+    this.#started = true;
+    if (this.#stop.signal.aborted) this.#stop = new AbortController();
+    for (const [key, lane] of this.#lanes) this.#kick(key, lane);
   }
 
   /** Items waiting, over all runs. */
@@ -69,33 +84,40 @@ export class Outbox {
     return n;
   }
 
-  /** Queues a status report; `final` ones (the run ended) go without waiting. */
-  status(runKey: string, report: StatusReport, final = false): void {
-    this.#push(runKey, { kind: 'status', report, final });
+  /** Bytes of undelivered messages in the journal. */
+  get heldBytes(): number {
+    return this.#journal.liveBytes;
   }
 
+  /** Queues a status report (fsynced first); a `final` one (the run ended) goes at once. */
+  status(runKey: string, report: StatusReport, final = false): void {
+    this.#add(runKey, { kind: 'status', report, final }, true);
+    if (final) this.#lanes.get(runKey)?.settle?.abort();
+  }
+
+  /** Queues a log chunk now, whatever the size (the engine's own run log lines). */
   log(runKey: string, chunk: LogChunk): void {
-    const lane = this.#lanes.get(runKey);
-    const last = lane?.items.at(-1);
-    // Contiguous bytes of the same file join the queued item (fewer, larger messages).
-    if (
-      lane &&
-      last?.kind === 'log' &&
-      lane.items.length > lane.sending &&
-      last.chunk.path === chunk.path &&
-      last.chunk.offset + last.chunk.data.length === chunk.offset &&
-      last.chunk.data.length < ITEM_BYTES
-    ) {
-      last.chunk = { ...last.chunk, data: Buffer.concat([last.chunk.data, chunk.data]) };
-      return;
-    }
-    this.#push(runKey, { kind: 'log', chunk });
+    this.#add(runKey, { kind: 'log', chunk }, false);
+  }
+
+  /** Queues step output; at the size limit resolves only once delivered messages freed room. */
+  output(runKey: string, chunk: LogChunk): Promise<void> {
+    return this.#space.whenRoom(runKey, () => this.log(runKey, chunk));
   }
 
   /** Forgets what is queued for a run (it was dropped); items in a call now finish. */
   discard(runKey: string): void {
+    this.#space.release(runKey);
     const lane = this.#lanes.get(runKey);
-    if (lane) lane.items.splice(lane.sending);
+    if (!lane) return;
+    const gone = lane.items.splice(lane.sending);
+    this.#journal.ack(gone.flatMap((it) => it.ids));
+    this.#removed();
+  }
+
+  /** Lets step output in beyond the size limit from now on (the worker is stopping its runs). */
+  unbound(): void {
+    this.#space.unbound();
   }
 
   /** Resolves once everything queued so far was delivered (or `signal` aborts). */
@@ -109,91 +131,117 @@ export class Outbox {
     ]);
   }
 
-  /** Stops delivering (what is left stays undelivered). */
+  /** Stops delivering and closes the journal: what is left goes after the next start. */
   stop(): Promise<void> {
-    this.#stopped = true;
+    this.#started = false;
+    this.#stop.abort();
+    this.#space.unbound();
+    this.#journal.close();
     return Promise.resolve();
   }
 
-  #push(runKey: string, item: Item): void {
-    let lane = this.#lanes.get(runKey);
-    if (!lane) this.#lanes.set(runKey, (lane = { items: [], sending: 0, pumping: false }));
-    lane.items.push(item);
-    if (!lane.pumping) {
-      lane.pumping = true;
-      void this.#pump(runKey, lane);
+  #add(runKey: string, message: OutboxMessage, durable: boolean): void {
+    if (this.#journal.closed) {
+      this.#deps.warn(`a ${message.kind} message of ${runKey} came after the outbox closed`);
+      return;
     }
+    const n = this.#journal.append(runKey, message, durable);
+    this.#enqueue(runKey, message, n);
+    const lane = this.#lanes.get(runKey);
+    if (lane && this.#started) this.#kick(runKey, lane);
+  }
+
+  #enqueue(runKey: string, m: OutboxMessage, n: number): void {
+    let lane = this.#lanes.get(runKey);
+    if (!lane) this.#lanes.set(runKey, (lane = newLane()));
+    if (m.kind === 'log') {
+      if (!joinLog(lane, m.chunk, n)) lane.items.push({ kind: 'log', chunk: m.chunk, ids: [n] });
+    } else lane.items.push({ kind: 'status', report: m.report, final: m.final, ids: [n] });
+  }
+
+  #kick(runKey: string, lane: Lane): void {
+    if (lane.pumping || lane.items.length === 0) return;
+    lane.pumping = true;
+    void this.#pump(runKey, lane);
   }
 
   async #pump(runKey: string, lane: Lane): Promise<void> {
-    let backoff = 100;
-    while (!this.#stopped) {
+    let attempt = 0;
+    const signal = this.#stop.signal;
+    while (!signal.aborted) {
       const head = lane.items[0];
       if (!head) break;
+      if (head.kind === 'status' && !head.final && !hasLaterStatus(lane)) await this.#settle(lane);
+      if (signal.aborted) break;
+      if (replaceHeadStatus(lane)) continue;
       try {
-        if (head.kind === 'status') {
-          if (!head.final && !lane.items.some((it, i) => i > 0 && it.kind === 'status')) {
-            await this.#deps.clock.sleep(SETTLE_MS).catch(() => undefined);
-          }
-          // Each report is the complete record: a later one in the lane replaces this one (the
-          // log chunks between them still go first, as they precede the later report).
-          const later = lane.items.find((it, i) => i > 0 && it.kind === 'status');
-          if (later?.kind === 'status') {
-            // A child run's first report carries its DAG snapshot: the replacement takes it over.
-            if (head.report.snapshotJson !== '' && later.report.snapshotJson === '')
-              later.report = { ...later.report, snapshotJson: head.report.snapshotJson };
-            lane.items.shift();
-            continue;
-          }
-          const report = head;
-          lane.sending = 1;
-          const ack = await this.#deps.client().report(report.report);
-          lane.sending = 0;
-          lane.items.shift();
-          if (ack.dropped) {
-            this.discard(runKey);
-            this.#deps.onDropped(runKey);
-          }
-        } else {
-          let n = 0;
-          let bytes = 0;
-          for (const it of lane.items) {
-            if (it.kind !== 'log' || bytes >= BATCH_BYTES) break;
-            n++;
-            bytes += it.chunk.data.length;
-          }
-          lane.sending = n;
-          const chunks = lane.items.slice(0, n).map((it) => (it as { chunk: LogChunk }).chunk);
-          await this.#deps.client().sendLogs(chunks);
-          lane.sending = 0;
-          lane.items.splice(0, n);
-        }
-        this.#connectivity(true);
-        backoff = 100;
+        this.#delivered(runKey, await sendHead(lane, this.#deps.client()));
+        attempt = 0;
       } catch (e) {
         lane.sending = 0;
-        if (isUnavailable(e)) {
-          this.#connectivity(false);
-          await this.#deps.clock.sleep(backoff).catch(() => undefined);
-          backoff = Math.min(backoff * 2, 2_000);
+        if (failureKind(e) === 'refused') {
+          this.#refused(lane, e as Error);
           continue;
         }
-        // A message the coordinator refuses (bad argument) would block everything behind it.
-        this.#deps.warn(`coordinator refused a ${head.kind} message: ${(e as Error).message}`);
-        lane.items.shift();
+        this.#outage.failed((e as Error).message);
+        const wait = retryDelayMs(attempt++, DELIVERY_RETRY, this.#deps.random ?? Math.random);
+        await this.#deps.clock.sleep(wait, signal).catch(() => undefined);
       }
     }
     lane.pumping = false;
     if (lane.items.length === 0) this.#lanes.delete(runKey);
-    if (this.size === 0) {
-      for (const r of this.#idle) r();
-      this.#idle.clear();
-    }
+    this.#removed();
   }
 
-  #connectivity(up: boolean): void {
-    if (this.#up === up) return;
-    this.#up = up;
-    this.#deps.onConnectivity?.(up);
+  /** A running report waits SETTLE_MS for a later one, unless a final report ends the wait. */
+  async #settle(lane: Lane): Promise<void> {
+    const settle = new AbortController();
+    lane.settle = settle;
+    const stop = (): void => settle.abort();
+    this.#stop.signal.addEventListener('abort', stop, { once: true });
+    await this.#deps.clock.sleep(SETTLE_MS, settle.signal).catch(() => undefined);
+    this.#stop.signal.removeEventListener('abort', stop);
+    lane.settle = undefined;
+  }
+
+  #delivered(runKey: string, d: Delivered): void {
+    this.#journal.ack(d.ids);
+    this.#outage.delivered(d.count, this.#journal.lastN);
+    if (d.dropped) {
+      this.discard(runKey);
+      this.#deps.onDropped(runKey);
+    }
+    this.#removed();
+  }
+
+  /** The coordinator refused the message at the head: it would block everything behind it. */
+  #refused(lane: Lane, e: Error): void {
+    const head = lane.items.shift();
+    if (!head) return;
+    const what =
+      head.kind === 'status'
+        ? `status report ${head.report.seq} of run ${head.report.run?.dagRunId ?? '?'}`
+        : `log chunk of ${head.chunk.path} at offset ${head.chunk.offset}`;
+    this.#deps.warn(`the coordinator refused the ${what}; it is not sent again: ${e.message}`);
+    this.#journal.ack(head.ids);
+    this.#removed();
+  }
+
+  /** After messages left the outbox: lets producers in, ends an outage, wakes `drained`. */
+  #removed(): void {
+    this.#space.freed();
+    if (this.#outage.active) this.#outage.settle(this.#oldestN());
+    if (this.size > 0) return;
+    for (const r of this.#idle) r();
+    this.#idle.clear();
+  }
+
+  #oldestN(): number | undefined {
+    let oldest: number | undefined;
+    for (const lane of this.#lanes.values()) {
+      const n = oldestIdOf(lane);
+      if (n !== undefined && (oldest === undefined || n < oldest)) oldest = n;
+    }
+    return oldest;
   }
 }

@@ -24,6 +24,13 @@ export interface WorkerAgentDeps {
   readonly owner: { readonly pid: number; readonly host: string; readonly processStart: string };
   /** One line per notable event (joined, run started, coordinator lost and back). */
   readonly log: (line: string) => void;
+  /**
+   * Directory of the outbox journal (status reports and logs not yet delivered), under the
+   * worker's home; replayed when a worker starts on it again. One worker process at a time.
+   */
+  readonly outboxDir: string;
+  /** Bytes the outbox holds at most before step output waits. @default 64 MiB */
+  readonly outboxMaxBytes?: number;
   /** Redis key prefix. @default `trellis` */
   readonly prefix?: string;
   /** @default 1000 (issue 6: heartbeats every second) */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@trellis/core';
 import { CoordinatorClient } from '@trellis/coordinator';
@@ -30,6 +31,7 @@ const startAgent = (id: string, labels: Record<string, string>, concurrency = 2)
     defaultShell: 'sh',
     owner: { pid: process.pid, host: hostname(), processStart: '' },
     log: () => undefined,
+    outboxDir: join(side.home, 'worker-outbox', id),
   });
   agent.start();
   agents.push(agent);

@@ -34,15 +34,12 @@ export class WorkerAgent implements ChildRunner {
     this.#outbox = new Outbox({
       client: () => deps.client,
       clock: deps.clock,
+      dir: deps.outboxDir,
+      ...(deps.outboxMaxBytes === undefined ? {} : { maxBytes: deps.outboxMaxBytes }),
+      log: deps.log,
       warn: (m) => deps.log(`warning: ${m}`),
       onDropped: (key) =>
         this.#link.drop(key, 'the coordinator no longer assigns it to this worker'),
-      onConnectivity: (up) =>
-        deps.log(
-          up
-            ? 'coordinator reachable again: buffered status and logs delivered'
-            : 'coordinator unreachable: runs go on, status and logs are buffered',
-        ),
     });
     this.#executor = new RunExecutor(deps, this.#runs, this.#outbox);
     this.#queues = new QueueConsumer(deps, this.#runs, (data, claim) =>

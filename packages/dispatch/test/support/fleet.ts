@@ -19,7 +19,7 @@ export interface CoordinatorSide {
    * Stops the coordinator, waits `downMs`, and starts a new one on the same port and store.
    * `whileDown` runs once it is stopped (to replace what a new process would hold anew).
    */
-  restartCoordinator(downMs: number, whileDown?: () => void): Promise<void>;
+  restartCoordinator(downMs: number, whileDown?: () => void | Promise<void>): Promise<void>;
   readonly updates: DagRunRecord[];
   /** Hears every record the coordinator writes (a RunService's `onRemoteUpdate`). */
   readonly onRunUpdate: Set<(record: DagRunRecord) => void>;
@@ -97,7 +97,7 @@ export const startCoordinatorSide = async (
       const port = coordinator.port;
       await dispatcher.close();
       await coordinator.stop();
-      whileDown?.();
+      await whileDown?.();
       await clock.sleep(downMs);
       coordinator = makeCoordinator(port);
       await coordinator.start();

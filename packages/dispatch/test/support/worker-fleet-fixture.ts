@@ -26,6 +26,8 @@ export interface WorkerFleetFixture {
   readonly joined: (id: string) => Promise<void>;
   /** Resolves with the first record update of `id` that satisfies `pred`. */
   readonly update: (id: string, pred: (r: DagRunRecord) => boolean) => Promise<DagRunRecord>;
+  /** The home directory of the workers started by `worker` (their outbox journals are under it). */
+  readonly workerHome: string;
   /** A new run id, unique in the test file. */
   readonly newId: () => string;
 }
@@ -80,6 +82,9 @@ export const useWorkerFleet = (): WorkerFleetFixture => {
     },
     get side() {
       return started(side);
+    },
+    get workerHome() {
+      return started(workerHome || undefined);
     },
     worker: async (id, labels, concurrency = 2) => {
       const w = await spawnWorker({
