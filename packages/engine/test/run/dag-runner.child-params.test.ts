@@ -97,6 +97,30 @@ describe('parallel object items and child params', () => {
     expect(r.nodes[0]?.error).toContain('"my-region"');
   });
 
+  it("keeps each value of the step's params one value, whatever ${ITEM} holds", async () => {
+    const children = childRunner(RunStatus.Succeeded);
+    const h = harness(
+      `steps:
+  - name: fan
+    run: sub
+    params: FILE=\${ITEM} "pos \${ITEM}" K=plain
+    parallel: ['a "b"  c\\d', 'x=y']
+`,
+      {},
+      { children },
+    );
+    await h.run();
+    expect(children.requests.map((q) => tokenizeParams(q.params))).toEqual([
+      [
+        { name: 'FILE', value: 'a "b"  c\\d' },
+        { value: 'pos a "b"  c\\d' },
+        { name: 'K', value: 'plain' },
+      ],
+      [{ name: 'FILE', value: 'x=y' }, { value: 'pos x=y' }, { name: 'K', value: 'plain' }],
+    ]);
+    expect(children.requests[1]?.params).toBe('FILE=x=y "pos x=y" K=plain');
+  });
+
   it('still passes a text item as the child params', async () => {
     const children = childRunner(RunStatus.Succeeded);
     await harness(

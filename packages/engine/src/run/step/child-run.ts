@@ -3,7 +3,7 @@ import { RunStatus, runStatusLabel } from '@trellis/core';
 import type { ChildRunRef, NodeRecord } from '@trellis/spec';
 import type { ChildRunRequest, ChildRunResult } from '../../ports/child-runner.js';
 import type { StepLogs } from '../../ports/recorder.js';
-import { objectItemParams } from '../../vars/item-params.js';
+import { expandChildParams, objectItemParams } from '../../vars/child-params.js';
 import { childOutputJson } from '../../vars/output.js';
 import { FAILED, type AttemptResult } from './attempt-result.js';
 import { expandFull, type NodeScope } from './node-scope.js';
@@ -75,7 +75,7 @@ const childParams = async (
   const fromItem = item === undefined ? undefined : objectItemParams(item);
   if (typeof fromItem === 'object') return fromItem;
   if (n.step.params === undefined) return fromItem ?? item ?? '';
-  const own = await expandFull(ctx, scope, n.step.params);
+  const own = await expandChildParams(n.step.params, (v) => expandFull(ctx, scope, v));
   return fromItem === undefined || own.trim() === '' ? (fromItem ?? own) : `${fromItem} ${own}`;
 };
 
