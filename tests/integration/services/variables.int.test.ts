@@ -54,6 +54,33 @@ steps:
   });
 });
 
+describe("a child DAG's params are the parent's values, byte for byte", () => {
+  it('passes an output with quotes, $ and backticks to the child without running or expanding it', async () => {
+    const pwned = join(t.home, 'pwned');
+    const value = `say "hi" $HOME \`touch ${pwned}\``;
+    writeFileSync(join(t.home, 'v.in'), value);
+    writeFileSync(join(t.home, 'list.in'), JSON.stringify([{ MSG: `${value}!` }]));
+    t.dag(
+      'parent',
+      `steps:
+  - {name: make, command: "cat ${join(t.home, 'v.in')}", output: V}
+  - {name: list, command: "cat ${join(t.home, 'list.in')}", output: LIST}
+  - {name: call, run: child, params: "MSG=\${V}"}
+  - {name: fan, run: child, parallel: "\${LIST}"}
+`,
+    );
+    t.dag(
+      'child',
+      `params: [MSG: none]\nsteps:\n  - command: printf '%s' "\${MSG}" >> ${join(t.home, 'msg.out')}\n`,
+    );
+    const { runs } = localRunService(t);
+    const final = await (await runs.start({ dag: 'parent' })).done;
+    expect(final.status).toBe(RunStatus.Succeeded);
+    expect(readFileSync(join(t.home, 'msg.out'), 'utf8')).toBe(`${value}${value}!`);
+    expect(existsSync(pwned)).toBe(false);
+  });
+});
+
 describe('values reach the shell byte for byte', () => {
   /** Values no pasting survives; written to files so that only the shell reads them. */
   const values = (): Record<string, string> => ({

@@ -46,7 +46,8 @@ export const prepareRunVars = async (ctx: RunContext): Promise<void> => {
 
   const params: Record<string, string> = {};
   for (const p of record.params) {
-    p.value = await expandVars(p.value, [params, env, sys], backtickOptions(ctx));
+    if (p.literal !== true)
+      p.value = await expandVars(p.value, [params, env, sys], backtickOptions(ctx));
     params[p.name] = p.value;
   }
   vars.params = params;

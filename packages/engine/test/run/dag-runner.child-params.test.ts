@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { NodeStatus, RunStatus } from '@trellis/core';
 import { tokenizeParams } from '@trellis/spec';
-import { childRunner, harness } from '../support/harness.js';
+import { resolveRunParams } from '@trellis/engine';
+import { makeRunRecord } from '@trellis/testkit';
+import { childRunner, dagOf, harness } from '../support/harness.js';
 
 /** The params a child receives, as the child reads them (the `KEY="value"` form). */
 const paramsOf = (text: string): Record<string, string> =>
@@ -129,5 +131,32 @@ describe('parallel object items and child params', () => {
       { children },
     ).run();
     expect(children.requests.map((q) => q.params)).toEqual(['a', 'K=v']);
+  });
+});
+
+describe("a child's params are final", () => {
+  const CHILD = 'params: [A: "`echo default`", B: b]\nsteps:\n  - {name: s, command: x}\n';
+
+  it('marks the values a parent gives as literal, and keeps the defaults to evaluate', () => {
+    expect(resolveRunParams(dagOf(CHILD), 'B="`touch /tmp/pwned` $HOME"', false)).toEqual([
+      { name: 'A', value: '`echo default`' },
+      { name: 'B', value: '`touch /tmp/pwned` $HOME', literal: true },
+    ]);
+    expect(resolveRunParams(dagOf(CHILD), '{"B":"x"}')).toEqual([
+      { name: 'A', value: '`echo default`' },
+      { name: 'B', value: 'x' },
+    ]);
+  });
+
+  it('does not evaluate a literal value again at start: no backtick runs, no $ expands', async () => {
+    const h = harness(CHILD, {}, { commands: () => ({ exitCode: 0, stdout: 'ran\n' }) });
+    const record = makeRunRecord(dagOf(CHILD));
+    record.params = [
+      { name: 'A', value: '`echo default`' },
+      { name: 'B', value: '`touch /tmp/pwned` $HOME', literal: true },
+    ];
+    await h.run({ record });
+    expect(h.commands.commands).toEqual(['echo default']);
+    expect(h.executor.calls[0]?.env).toMatchObject({ A: 'ran', B: '`touch /tmp/pwned` $HOME' });
   });
 });
