@@ -20,6 +20,7 @@ const NASTY: Record<string, string> = {
   INJECT: `"; touch ${pwned}; "`,
   INJECT_SQ: `'; touch ${pwned}; '`,
   GLOBBY: '*',
+  MIX: 'it\'s `id` "q" $X',
 };
 
 /** Runs `text` with sh (and bash), its variables resolved from NASTY; the stdout. */
@@ -67,6 +68,22 @@ describe('expandForShell, run by a real shell', () => {
       /would end it early/,
     );
   });
+
+  it.each(['sh', 'bash'])(
+    'follows quotes through $(...), backticks, functions, comments, <<- and $((...)) in %s',
+    (shell) => {
+      const v = NASTY.MIX ?? '';
+      const x = (text: string): string => run(text.replaceAll('{X}', '{MIX}'), shell);
+      expect(x(`printf '%s' "$(printf '%s' 'v \${X}')"`)).toBe(`v ${v}`);
+      expect(x('printf \'%s\' "`printf \'%s\' \\"${X}\\"`"')).toBe(v);
+      expect(x(`f() { printf '%s' "$1"; }; f "\${X}" # don't ' \${X}\nprintf '%s' '|\${X}'`)).toBe(
+        `${v}|${v}`,
+      );
+      expect(x(`cat <<-EOF\n\t\${X} it's\n\tEOF\nprintf %s "\${X}"`)).toBe(`${v} it's\n${v}`);
+      expect(x(`n=$(( 1 + 2 )); printf '%s' "$n \${X}"`)).toBe(`3 ${v}`);
+      expect(run(`printf '%s' $'tab\\t\${SINGLE}'`, 'bash')).toBe(`tab\t${NASTY.SINGLE}`);
+    },
+  );
 
   it('writes plain values in, and reuses the step variable that already holds a value', () => {
     expect(expandForShell('echo ${A} $B "${C}"', [{ A: 'a-1.2', B: 'x/y', C: 'c d' }])).toEqual({
