@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { NodeStatus } from '@trellis/core';
 import { harness } from '../support/harness.js';
@@ -58,6 +59,18 @@ steps:
     await h.run();
     expect(h.executor.calls[0]?.step.cmdWithArgs).toBe('GET http://localhost/?q=a "b"');
     expect(h.executor.calls[1]?.step.cmdWithArgs).toBe('.["a "b""]');
+  });
+
+  it('sets values for the remote shell of an ssh step in front of its command', async () => {
+    const h = harness(
+      `params: ['V=it''s "x" 5$']\nsteps:\n  - {name: r, executor: {type: ssh, config: {host: h, user: u}}, command: "printf %s \\"\${V}\\" ok"}\n`,
+    );
+    await h.run();
+    const text = h.executor.calls[0]?.step.cmdWithArgs ?? '';
+    expect(text).toBe(`SVC_VALUE_1='it'\\''s "x" 5$'\nprintf %s "\${SVC_VALUE_1}" ok`);
+    expect(execFileSync('sh', ['-c', text], { encoding: 'utf8', env: {} })).toBe(
+      'it\'s "x" 5$ok',
+    );
   });
 
   it('keeps the old text for a shell that is not POSIX', async () => {

@@ -54,6 +54,27 @@ const shellText = (
   return step.cmdWithArgs !== undefined ? { line: forProgram(step.cmdWithArgs) } : {};
 };
 
+/** `V='value'` lines a POSIX shell reads before `t.text` (a `'` in a value written `'\''`). */
+const withAssignments = (t: ShellText): string => {
+  const set = Object.entries(t.env).map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'\n`);
+  if (set.length === 0) return t.text;
+  const shebang = /^#![^\n]*\n/.exec(t.text)?.[0] ?? '';
+  return `${shebang}${set.join('')}${t.text.slice(shebang.length)}`;
+};
+
+/**
+ * The text an ssh step runs on the remote host, which has none of the step's variables: a value
+ * that is not plain is set by an assignment in front of the text (the remote shell is taken to
+ * be a POSIX one; a script for another interpreter gets the values written in).
+ */
+const sshText = (step: Step, scope: NodeScope): { script?: string; line?: string } => {
+  const forProgram = (t: string, program: string): string =>
+    withAssignments(expandForProgram(t, scope.commandScopes, {}, program));
+  if (step.script !== undefined)
+    return { script: forProgram(step.script, shebangProgram(step.script) ?? step.shell ?? 'sh') };
+  return step.cmdWithArgs !== undefined ? { line: forProgram(step.cmdWithArgs, 'sh') } : {};
+};
+
 /**
  * The step with its command, script, paths and executor config expanded for this execution, and
  * the variables to add to its process environment: command text sees the step's variables only,
@@ -68,14 +89,15 @@ export const expandStep = async (
   const full = (t: string): Promise<string> => expandFull(ctx, scope, t);
   const config = await expandDeep(step.executor.config, full);
   const sh = step.executor.type === 'shell' ? shellText(ctx, step, scope) : {};
+  const ssh = step.executor.type === 'ssh' ? sshText(step, scope) : {};
+  const line = ssh.line ?? sh.line?.text;
+  const script = ssh.script ?? sh.script?.text;
   const expanded: Step = {
     ...step,
     ...(step.command !== undefined ? { command: cmd(step.command) } : {}),
     args: step.args.map(cmd),
-    ...(step.cmdWithArgs !== undefined
-      ? { cmdWithArgs: sh.line?.text ?? cmd(step.cmdWithArgs) }
-      : {}),
-    ...(step.script !== undefined ? { script: sh.script?.text ?? cmd(step.script) } : {}),
+    ...(step.cmdWithArgs !== undefined ? { cmdWithArgs: line ?? cmd(step.cmdWithArgs) } : {}),
+    ...(step.script !== undefined ? { script: script ?? cmd(step.script) } : {}),
     ...(step.stdout !== undefined ? { stdout: resolve(scope.cwd, await full(step.stdout)) } : {}),
     ...(step.stderr !== undefined ? { stderr: resolve(scope.cwd, await full(step.stderr)) } : {}),
     executor: { type: step.executor.type, config: config as Record<string, unknown> },
