@@ -68,9 +68,21 @@ steps:
     await h.run();
     const text = h.executor.calls[0]?.step.cmdWithArgs ?? '';
     expect(text).toBe(`SVC_VALUE_1='it'\\''s "x" 5$'\nprintf %s "\${SVC_VALUE_1}" ok`);
-    expect(execFileSync('sh', ['-c', text], { encoding: 'utf8', env: {} })).toBe(
-      'it\'s "x" 5$ok',
+    expect(execFileSync('sh', ['-c', text], { encoding: 'utf8', env: {} })).toBe('it\'s "x" 5$ok');
+  });
+
+  it("leaves a docker script's values to the container shell, and writes them into its arguments", async () => {
+    const h = harness(
+      `params: ['V=a "b"']
+steps:
+  - {name: s, executor: {type: docker, config: {image: alpine}}, script: "echo \\"\${V}\\""}
+  - {name: c, executor: {type: docker, config: {image: alpine}}, command: "echo \${V}"}
+`,
     );
+    await h.run();
+    expect(h.executor.calls[0]?.step.script).toBe('echo "${V}"');
+    expect(h.executor.calls[0]?.env.V).toBe('a "b"');
+    expect(h.executor.calls[1]?.step.args).toEqual(['a "b"']);
   });
 
   it('keeps the old text for a shell that is not POSIX', async () => {

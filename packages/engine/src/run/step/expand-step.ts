@@ -54,6 +54,22 @@ const shellText = (
   return step.cmdWithArgs !== undefined ? { line: forProgram(step.cmdWithArgs) } : {};
 };
 
+/**
+ * A docker step's script, which the container runs as `<shell> -c <script>` with the step's
+ * environment (its command and arguments are a program's arguments: values are written in).
+ */
+const dockerText = (step: Step, scope: NodeScope): { script?: ShellText; line?: ShellText } =>
+  step.script === undefined
+    ? {}
+    : {
+        script: expandForProgram(
+          step.script,
+          scope.commandScopes,
+          scope.env,
+          shellProgram(step.shell ?? 'sh'),
+        ),
+      };
+
 /** `V='value'` lines a POSIX shell reads before `t.text` (a `'` in a value written `'\''`). */
 const withAssignments = (t: ShellText): string => {
   const set = Object.entries(t.env).map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'\n`);
@@ -88,8 +104,14 @@ export const expandStep = async (
   const cmd = (t: string): string => expandVarsSync(t, scope.commandScopes);
   const full = (t: string): Promise<string> => expandFull(ctx, scope, t);
   const config = await expandDeep(step.executor.config, full);
-  const sh = step.executor.type === 'shell' ? shellText(ctx, step, scope) : {};
-  const ssh = step.executor.type === 'ssh' ? sshText(step, scope) : {};
+  const type = step.executor.type;
+  const sh =
+    type === 'shell'
+      ? shellText(ctx, step, scope)
+      : type === 'docker'
+        ? dockerText(step, scope)
+        : {};
+  const ssh = type === 'ssh' ? sshText(step, scope) : {};
   const line = ssh.line ?? sh.line?.text;
   const script = ssh.script ?? sh.script?.text;
   const expanded: Step = {
