@@ -96,6 +96,11 @@ describe('expandForShell, run by a real shell', () => {
     });
   });
 
+  it('writes a value starting with ~ in, so the shell still reads it as the home folder', () => {
+    expect(run('printf %s ${TILDE}')).toBe('/home/h/data');
+    expect(expandForShell('ls ${D}', [{ D: '~/data' }]).text).toBe('ls ~/data');
+  });
+
   it("leaves '$X', \\$X, comments and unknown names as before", () => {
     const r = expandForShell("echo '$A' \\$A ${NOPE} # it's ${A}\necho $A", [{ A: 'a b' }]);
     expect(r.text).toBe("echo '$A' $A ${NOPE} # it's ${A}\necho ${SVC_VALUE_1}");

@@ -21,8 +21,11 @@ const POSIX_SHELLS = new Set(['sh', 'bash', 'dash', 'ash', 'ksh', 'mksh', 'zsh',
 /** Whether `program` (a name or a path) is a POSIX shell. */
 export const isPosixShell = (program: string): boolean => POSIX_SHELLS.has(basename(program));
 
-/** Values of these characters mean the same written into shell text at any position. */
-const PLAIN = /^(?:[A-Za-z0-9_@%+.,/:-][A-Za-z0-9_@%+=.,/:-]*)?$/;
+/**
+ * Values of these characters cannot change the shell syntax around them; written in, they mean
+ * what the peer's pasting meant (`~/data` at the start of a word is still the home folder).
+ */
+const PLAIN = /^(?:[A-Za-z0-9_@%+.,/:~-][A-Za-z0-9_@%+=.,/:~-]*)?$/;
 /** A reference where the shell expands: `${...}`, or `$NAME`/`$1`. */
 const REF_AT = /\$\{([^{}\s]+)\}|\$([A-Za-z_][A-Za-z0-9_]*|[0-9])/y;
 /** `'$X'` / `'${X}'`: a reference wrapped in single quotes, left alone (as the peer does). */
