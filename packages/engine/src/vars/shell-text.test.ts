@@ -20,6 +20,7 @@ const NASTY: Record<string, string> = {
   INJECT: `"; touch ${pwned}; "`,
   INJECT_SQ: `'; touch ${pwned}; '`,
   GLOBBY: '*',
+  TILDE: '~/data',
   MIX: 'it\'s `id` "q" $X',
 };
 
