@@ -81,7 +81,9 @@ describe('expandForShell, run by a real shell', () => {
         `${v}|${v}`,
       );
       expect(x(`cat <<-EOF\n\t\${X} it's\n\tEOF\nprintf %s "\${X}"`)).toBe(`${v} it's\n${v}`);
-      expect(x(`n=$(( 1 + 2 )); printf '%s' "$n \${X}"`)).toBe(`3 ${v}`);
+      expect(x(`n=$(( 1 << 2 )); printf '%s' "$n \${X}"\nprintf '%s' '|\${X}'`)).toBe(
+        `4 ${v}|${v}`,
+      );
       expect(run(`printf '%s' $'tab\\t\${SINGLE}'`, 'bash')).toBe(`tab\t${NASTY.SINGLE}`);
     },
   );

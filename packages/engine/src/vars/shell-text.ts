@@ -113,7 +113,7 @@ class ShellRewriter {
       this.#emit(c);
     } else if (c === '#' && WORD_END.test(prev)) this.#comment();
     else if (c === '$') this.#dollar(false);
-    else if (c === '<' && this.#heredocOperator()) return;
+    else if (c === '<' && frame.depth === 0 && this.#heredocOperator()) return;
     else {
       if (frame.kind === 'paren' && c === '(') frame.depth++;
       if (frame.kind === 'paren' && c === ')' && frame.depth-- === 0) this.#stack.pop();
