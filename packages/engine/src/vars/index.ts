@@ -6,7 +6,6 @@
  */
 export { expandVarsSync, lookupVar, type ExpandOptions, type VarScope } from './expand.js';
 export { expandVars } from './expand-commands.js';
-export { expandForShell, isPosixShell, type ShellText } from './shell-text.js';
 export { jsonValueText, parseJsonPath, readJsonPath, type JsonPathSegment } from './json-path.js';
 export {
   SYSTEM_ENV_NAMES,
