@@ -5,9 +5,10 @@ import { matchExpected } from '../vars/condition.js';
 export interface ConditionEnv {
   /** Variables and backticks expanded (used when `expected` is set). */
   readonly expandFull: (text: string) => Promise<string>;
-  /** Variables only (used for a command condition, which the shell then runs). */
-  readonly expandVarsOnly: (text: string) => string;
-  /** Runs a command with the shell; exit code 0 = met. */
+  /**
+   * Expands variables only (values reach the shell as values, never as syntax) and runs the
+   * command with the shell; exit code 0 = met.
+   */
   readonly runCommand: (command: string) => Promise<{ exitCode: number; stdout: string }>;
 }
 
@@ -30,7 +31,7 @@ export const evaluateConditions = async (
         if (!matchExpected(got, c.expected))
           failure = `condition was not met: expected ${JSON.stringify(c.expected)}, got ${JSON.stringify(got)}`;
       } else {
-        const r = await env.runCommand(env.expandVarsOnly(c.condition));
+        const r = await env.runCommand(c.condition);
         if (r.exitCode !== 0) failure = `condition was not met: exit status ${r.exitCode}`;
       }
     } catch (e) {

@@ -10,7 +10,7 @@ import { newNodeRecord } from '../run/node-state.js';
 import { applyParamOverrides, parseParamsInput } from '../vars/params.js';
 
 /** A run's parameters as recorded: name and value, in the DAG's order. */
-export type RunParams = { name: string; value: string }[];
+export type RunParams = DagRunRecord['params'];
 
 /** What a new run record needs beyond its DAG. */
 export interface NewRunRecordInput {
@@ -63,7 +63,8 @@ export const newRunRecord = (dag: Dag, o: NewRunRecordInput): DagRunRecord => ({
 /**
  * The DAG's params with the caller's overrides applied by name and position. `input` is JSON
  * object text or the `KEY=value "quoted" positional` form (`allowJson` false: only the latter, as
- * a child step's `params:` is written). Returns the problem as a string when `input` is malformed.
+ * a child step's `params:` is written; the values given are then `literal`, final). Returns the
+ * problem as a string when `input` is malformed.
  */
 export const resolveRunParams = (
   dag: Dag,
@@ -74,7 +75,13 @@ export const resolveRunParams = (
     return dag.params.map((p) => ({ name: p.name, value: p.value }));
   const tokens = allowJson ? parseParamsInput(input) : tokenizeParams(input);
   if (typeof tokens === 'string') return tokens;
-  return applyParamOverrides(dag.params, tokens).map((p) => ({ name: p.name, value: p.value }));
+  // A child's params were expanded by its parent: evaluating them again would run a backtick or
+  // expand a `$` inside a value (the defaults of the child's DAG are kept as the same objects).
+  return applyParamOverrides(dag.params, tokens).map((p) =>
+    allowJson || dag.params.includes(p)
+      ? { name: p.name, value: p.value }
+      : { name: p.name, value: p.value, literal: true },
+  );
 };
 
 /** The key of a run among those one process executes: children under their root. */

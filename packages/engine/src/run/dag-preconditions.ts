@@ -1,7 +1,8 @@
 import { evaluateConditions } from '../conditions/evaluate-conditions.js';
-import { expandVars, expandVarsSync } from '../vars/expand.js';
+import { expandVars } from '../vars/expand-commands.js';
+import { expandForProgram, shellProgram } from '../vars/shell-text.js';
 import type { RunContext } from './run-context.js';
-import { backticks, baseProcessEnv } from './run-env.js';
+import { backtickOptions, baseProcessEnv } from './run-env.js';
 
 /**
  * Evaluates the DAG's preconditions (not in a dry run) and records their results; when one is
@@ -13,15 +14,17 @@ export const checkDagPreconditions = async (ctx: RunContext): Promise<void> => {
   const scopes = [params, context, dagEnv, ctx.deps.systemEnv];
   const env = baseProcessEnv(ctx);
   const { met, results } = await evaluateConditions(ctx.dag.preconditions, {
-    expandFull: (t) => expandVars(t, scopes, { backticks: backticks(ctx) }),
-    expandVarsOnly: (t) => expandVarsSync(t, [params]),
-    runCommand: (c) =>
-      ctx.deps.commands.run(c, {
+    expandFull: (t) => expandVars(t, scopes, backtickOptions(ctx)),
+    runCommand: (c) => {
+      const shell = ctx.deps.defaultShell;
+      const cmd = expandForProgram(c, [params], env, shellProgram(shell));
+      return ctx.deps.commands.run(cmd.text, {
         cwd: workingDir,
-        env,
-        shell: ctx.deps.defaultShell,
+        env: { ...env, ...cmd.env },
+        shell,
         abort: ctx.stop.signal,
-      }),
+      });
+    },
   });
   ctx.record.preconditions = results;
   if (!met) {

@@ -2,21 +2,28 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { expandHome, homeOf } from '@trellis/core';
 import { filterSystemEnv, parseDotenv } from '../vars/env.js';
-import { expandVars, expandVarsSync } from '../vars/expand.js';
+import { expandVarsSync, type ExpandOptions } from '../vars/expand.js';
+import { expandVars } from '../vars/expand-commands.js';
+import { isPosixShell, shellProgram } from '../vars/shell-text.js';
 import type { RunContext } from './run-context.js';
 
-/** Runs a backtick command (`` `cmd` `` in a value) in the DAG's directory; its trimmed stdout. */
-export const backticks =
-  (ctx: RunContext) =>
-  async (command: string): Promise<string> => {
+/**
+ * How values run backtick commands (`` `cmd` `` in a value): with the default shell in the DAG's
+ * directory, the values of variables inside a command passed in its environment (when the
+ * shell is a POSIX one); the result is the trimmed stdout.
+ */
+export const backtickOptions = (ctx: RunContext): ExpandOptions => ({
+  backticks: async (command, env) => {
     const r = await ctx.deps.commands.run(command, {
       cwd: ctx.vars.workingDir,
-      env: baseProcessEnv(ctx),
+      env: { ...baseProcessEnv(ctx), ...env },
       shell: ctx.deps.defaultShell,
       abort: ctx.stop.signal,
     });
     return r.stdout.trim();
-  };
+  },
+  posixShell: isPosixShell(shellProgram(ctx.deps.defaultShell)),
+});
 
 /** The environment every step process starts from (spec, Variables: filtered system env). */
 export const baseProcessEnv = (ctx: RunContext): Record<string, string> => ({
@@ -36,13 +43,13 @@ export const prepareRunVars = async (ctx: RunContext): Promise<void> => {
   vars.workingDir = isAbsolute(wd) ? wd : resolve(fileDir, wd);
 
   const env: Record<string, string> = { ...readDotenvFiles(ctx) };
-  for (const e of dag.env)
-    env[e.key] = await expandVars(e.value, [env, sys], { backticks: backticks(ctx) });
+  for (const e of dag.env) env[e.key] = await expandVars(e.value, [env, sys], backtickOptions(ctx));
   vars.dagEnv = env;
 
   const params: Record<string, string> = {};
   for (const p of record.params) {
-    p.value = await expandVars(p.value, [params, env, sys], { backticks: backticks(ctx) });
+    if (p.literal !== true)
+      p.value = await expandVars(p.value, [params, env, sys], backtickOptions(ctx));
     params[p.name] = p.value;
   }
   vars.params = params;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expandVars, expandVarsSync, lookupVar } from './expand.js';
+import { expandVarsSync, lookupVar } from './expand.js';
+import { expandVars } from './expand-commands.js';
 
 const JSON_VALUE = JSON.stringify({
   name: 'bob',

@@ -15,7 +15,14 @@ export interface ExpandOptions {
    * rejection propagates to the caller of {@link expandVars}.
    * @default undefined (backticks are left as written)
    */
-  readonly backticks?: (command: string) => Promise<string>;
+  readonly backticks?: (command: string, env: Readonly<Record<string, string>>) => Promise<string>;
+  /**
+   * Whether `backticks` runs commands with a POSIX shell: then a variable inside a command
+   * reaches it as a value, never as shell syntax (`env` holds the values; see shell-text.ts).
+   * Otherwise values are written into the command text as they are.
+   * @default false
+   */
+  readonly posixShell?: boolean;
   /**
    * Keep `\$` (and, with `backticks`, `` \` ``) as written instead of turning it into a plain
    * `$`. Useful when the result is read again by a shell that must see the escape too.
@@ -66,6 +73,20 @@ const resolveBraced = (scopes: readonly VarScope[], inner: string): string | und
 };
 
 /**
+ * The value a reference stands for: `braced` is the text inside `${...}`, `bare` the name after
+ * a lone `$`. Undefined when unresolved (the reference then stays as written).
+ */
+export const resolveRef = (
+  scopes: readonly VarScope[],
+  braced: string | undefined,
+  bare: string | undefined,
+): string | undefined => {
+  if (braced !== undefined) return resolveBraced(scopes, braced);
+  if (bare !== undefined) return lookupVar(scopes, bare);
+  return undefined;
+};
+
+/**
  * Expands `${NAME}`, `$NAME`, `$1`/`${1}` and `${NAME.path.to[0].field}` in `text`, without
  * running backtick commands. Unknown names, unreadable JSON and missing paths are left as
  * written; `'$X'` wrapped in single quotes is left alone; `\$` becomes a literal `$`.
@@ -83,68 +104,4 @@ export const expandVarsSync = (
     if (bare !== undefined) return lookupVar(scopes, bare) ?? whole;
     return whole; // `\\` or a single-quoted reference
   });
-};
-
-/** A stretch of text, or the command between a pair of backticks. */
-interface Part {
-  readonly command: boolean;
-  readonly text: string;
-}
-
-/**
- * Cuts `text` at unescaped backtick pairs. An unpaired or empty pair of backticks stays
- * literal text. `\\` is skipped as a pair so that `\\`` still opens a command.
- */
-const splitBackticks = (text: string, keepEscapes: boolean): Part[] => {
-  const parts: Part[] = [];
-  let cur = '';
-  let inCommand = false;
-  let before = ''; // text collected before the open backtick, restored if it never closes
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    const next = text[i + 1];
-    if (c === '\\' && (next === '\\' || next === '`')) {
-      cur += next === '`' && !keepEscapes ? '`' : c + next;
-      i++;
-    } else if (c !== '`') cur += c;
-    else if (!inCommand) {
-      inCommand = true;
-      before = cur;
-      cur = '';
-    } else {
-      inCommand = false;
-      if (cur === '')
-        cur = `${before}\`\``; // an empty pair is literal text
-      else {
-        if (before !== '') parts.push({ command: false, text: before });
-        parts.push({ command: true, text: cur });
-        cur = '';
-      }
-      before = '';
-    }
-  }
-  if (inCommand) cur = `${before}\`${cur}`; // an unclosed backtick is literal text
-  if (cur !== '') parts.push({ command: false, text: cur });
-  return parts;
-};
-
-/**
- * Expands variables like {@link expandVarsSync}, then, when `opts.backticks` is given, replaces
- * each `` `cmd` `` by the trimmed output of running it (spec: Variables). Commands run one at a
- * time, left to right. Commands are found in the text as written, before expansion, so a
- * variable whose value contains backticks is never executed (the peer would run it).
- */
-export const expandVars = async (
-  text: string,
-  scopes: readonly VarScope[],
-  opts: ExpandOptions = {},
-): Promise<string> => {
-  const { backticks } = opts;
-  if (backticks === undefined || !text.includes('`')) return expandVarsSync(text, scopes, opts);
-  let out = '';
-  for (const part of splitBackticks(text, opts.keepEscapes === true)) {
-    const expanded = expandVarsSync(part.text, scopes, opts);
-    out += part.command ? (await backticks(expanded)).trim() : expanded;
-  }
-  return out;
 };

@@ -4,13 +4,8 @@
  * values; condition matching. Pure functions: side effects (running backtick commands, reading
  * files, the system environment) are passed in by the caller.
  */
-export {
-  expandVars,
-  expandVarsSync,
-  lookupVar,
-  type ExpandOptions,
-  type VarScope,
-} from './expand.js';
+export { expandVarsSync, lookupVar, type ExpandOptions, type VarScope } from './expand.js';
+export { expandVars } from './expand-commands.js';
 export { jsonValueText, parseJsonPath, readJsonPath, type JsonPathSegment } from './json-path.js';
 export {
   SYSTEM_ENV_NAMES,

@@ -1,9 +1,8 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { NodeStatus, RunStatus } from '@trellis/core';
-import type { ChildRunRequest } from '@trellis/engine';
 import { FakeClock, untilStopped } from '@trellis/testkit';
-import { harness, statuses } from '../support/harness.js';
+import { childRunner, harness, statuses } from '../support/harness.js';
 
 describe('handlers', () => {
   it('runs onSuccess then onExit after a successful run, with DAG_RUN_STATUS', async () => {
@@ -108,22 +107,6 @@ describe('stop and timeout', () => {
 });
 
 describe('child DAGs', () => {
-  const childRunner = (status: number, outputs: Record<string, string> = {}) => {
-    const requests: ChildRunRequest[] = [];
-    return {
-      requests,
-      run: (req: ChildRunRequest) => {
-        requests.push(req);
-        return Promise.resolve({
-          name: req.target,
-          dagRunId: req.dagRunId,
-          status: status as RunStatus,
-          outputs,
-        });
-      },
-    };
-  };
-
   it('runs the child, records it with root and parent, and exposes its outputs as ${VAR.outputs.NAME}', async () => {
     const children = childRunner(RunStatus.Succeeded, { TOTAL: '42' });
     const h = harness(

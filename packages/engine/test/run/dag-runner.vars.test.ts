@@ -76,7 +76,10 @@ describe('variables', () => {
     );
     const r = await h.run();
     expect(r.nodes[0]?.outputs).toEqual({ RESULT: '{"items":[{"id":1},{"id":2}]}' });
-    expect(h.executor.calls[1]?.step.cmdWithArgs).toBe('echo 2 {"items":[{"id":1},{"id":2}]}');
+    // A plain value is written in; JSON is left for the shell to expand from the step's own
+    // RESULT variable, so its quotes survive (issue #16; it used to be pasted into the text).
+    expect(h.executor.calls[1]?.step.cmdWithArgs).toBe('echo 2 ${RESULT}');
+    expect(h.executor.calls[1]?.env.RESULT).toBe('{"items":[{"id":1},{"id":2}]}');
   });
 
   it('shows a step the outputs of its ancestors only', async () => {

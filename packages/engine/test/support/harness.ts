@@ -1,4 +1,11 @@
-import { EngineEvents, runDag, type ChildRunner, type RunHook } from '@trellis/engine';
+import type { RunStatus } from '@trellis/core';
+import {
+  EngineEvents,
+  runDag,
+  type ChildRunRequest,
+  type ChildRunner,
+  type RunHook,
+} from '@trellis/engine';
 import { parseDagFile, type Dag, type DagRunRecord } from '@trellis/spec';
 import {
   FakeClock,
@@ -90,3 +97,23 @@ export const harness = (
 /** Node statuses by step name. */
 export const statuses = (r: DagRunRecord): Record<string, number> =>
   Object.fromEntries(r.nodes.map((n) => [n.step.name, n.status]));
+
+/** A child runner that ends every child with `status` and `outputs`, keeping the requests. */
+export const childRunner = (
+  status: number,
+  outputs: Record<string, string> = {},
+): ChildRunner & { readonly requests: ChildRunRequest[] } => {
+  const requests: ChildRunRequest[] = [];
+  return {
+    requests,
+    run: (req: ChildRunRequest) => {
+      requests.push(req);
+      return Promise.resolve({
+        name: req.target,
+        dagRunId: req.dagRunId,
+        status: status as RunStatus,
+        outputs,
+      });
+    },
+  };
+};

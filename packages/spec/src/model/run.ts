@@ -81,8 +81,11 @@ export interface DagRunRecord {
   finishedAt: string;
   /** Path of the run log. */
   log: string;
-  /** Final parameters, in order; positional ones named `1`, `2`, ... */
-  params: { name: string; value: string }[];
+  /**
+   * Final parameters, in order; positional ones named `1`, `2`, ... `literal`: a value a parent
+   * run gave its child, already expanded there, so the child's start does not evaluate it again.
+   */
+  params: { name: string; value: string; literal?: boolean }[];
   nodes: NodeRecord[];
   onExit?: NodeRecord;
   onSuccess?: NodeRecord;

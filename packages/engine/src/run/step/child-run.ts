@@ -3,6 +3,7 @@ import { RunStatus, runStatusLabel } from '@trellis/core';
 import type { ChildRunRef, NodeRecord } from '@trellis/spec';
 import type { ChildRunRequest, ChildRunResult } from '../../ports/child-runner.js';
 import type { StepLogs } from '../../ports/recorder.js';
+import { expandChildParams, objectItemParams } from '../../vars/child-params.js';
 import { childOutputJson } from '../../vars/output.js';
 import { FAILED, type AttemptResult } from './attempt-result.js';
 import { expandFull, type NodeScope } from './node-scope.js';
@@ -62,6 +63,23 @@ const childResult = (res: ChildRunResult, dagRunId: string, json: string): Attem
 };
 
 /**
+ * The child's params: an object item's keys as named params, then the step's `params:` (so a
+ * name in both takes the step's value); without `params:`, a text item is the params itself.
+ */
+const childParams = async (
+  ctx: RunContext,
+  n: NodeRecord,
+  scope: NodeScope,
+  item: string | undefined,
+): Promise<string | { problem: string }> => {
+  const fromItem = item === undefined ? undefined : objectItemParams(item);
+  if (typeof fromItem === 'object') return fromItem;
+  if (n.step.params === undefined) return fromItem ?? item ?? '';
+  const own = await expandChildParams(n.step.params, (v) => expandFull(ctx, scope, v));
+  return fromItem === undefined || own.trim() === '' ? (fromItem ?? own) : `${fromItem} ${own}`;
+};
+
+/**
  * Runs the node's child DAG (for one parallel `item`, when given) and waits for it. The child's
  * id is deterministic per run, step, params and attempt; the node lists it while it runs.
  */
@@ -76,8 +94,8 @@ export const runChild = async (
   const children = ctx.deps.children;
   if (!children) return { ...FAILED, error: 'child DAG runs are not available in this process' };
   const target = (await expandFull(ctx, scope, n.step.run ?? '')).trim();
-  const params =
-    n.step.params !== undefined ? await expandFull(ctx, scope, n.step.params) : (item ?? '');
+  const params = await childParams(ctx, n, scope, item);
+  if (typeof params !== 'string') return { ...FAILED, error: params.problem };
   const dagRunId = childRunId(
     `${ctx.record.dagRunId}:${n.step.name}:${params}:${n.doneCount}:${n.retryCount}`,
   );

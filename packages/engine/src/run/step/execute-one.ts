@@ -73,10 +73,20 @@ export const executeOne = async (
       error: `the ${n.step.executor.type} executor is not available in this process`,
     };
 
-  const step = await expandStep(ctx, n.step, scope);
+  let expanded: Awaited<ReturnType<typeof expandStep>>;
+  try {
+    expanded = await expandStep(ctx, n.step, scope);
+  } catch (e) {
+    return {
+      ...FAILED,
+      error: `the step's variables could not be expanded: ${(e as Error).message}`,
+    };
+  }
+  const { step } = expanded;
+  const env = { ...scope.env, ...expanded.env };
   let outcome: ExecutionOutcome;
   try {
-    outcome = await executor.run(execContext(ctx, step, scope, logs), (pid) => {
+    outcome = await executor.run(execContext(ctx, step, { ...scope, env }, logs), (pid) => {
       n.pid = pid;
       ctx.saver.persist();
     });

@@ -3,9 +3,11 @@ import { expandHome, homeOf } from '@trellis/core';
 import { HANDLER_KINDS, handlerNodeName, type NodeRecord } from '@trellis/spec';
 import type { ConditionEnv } from '../../conditions/evaluate-conditions.js';
 import type { StepLogs } from '../../ports/recorder.js';
-import { expandVars, expandVarsSync } from '../../vars/expand.js';
+import { expandVarsSync } from '../../vars/expand.js';
+import { expandVars } from '../../vars/expand-commands.js';
+import { expandForProgram, shellProgram } from '../../vars/shell-text.js';
 import type { RunContext } from '../run-context.js';
-import { backticks, baseProcessEnv } from '../run-env.js';
+import { backtickOptions, baseProcessEnv } from '../run-env.js';
 
 export type Scope = Readonly<Record<string, string>>;
 
@@ -37,7 +39,7 @@ export const withItem = (scope: NodeScope, item: string): NodeScope => ({
 
 /** Expands text with every variable of the scope, backtick commands included. */
 export const expandFull = (ctx: RunContext, scope: NodeScope, text: string): Promise<string> =>
-  expandVars(text, scope.fullScopes, { backticks: backticks(ctx) });
+  expandVars(text, scope.fullScopes, backtickOptions(ctx));
 
 /** The outputs a node sees: its ancestors', nearest first (a handler sees every step's). */
 const outputsFor = (ctx: RunContext, n: NodeRecord, isHandler: boolean): Record<string, string> => {
@@ -90,7 +92,7 @@ export const nodeScope = async (
     stepEnv[e.key] = await expandVars(
       e.value,
       [stepEnv, stepVars, params, outputs, context, dagEnv, sys],
-      { backticks: backticks(ctx) },
+      backtickOptions(ctx),
     );
   }
   // A step whose own env sets HOME means that home by `~` in its dir.
@@ -110,12 +112,14 @@ export const conditionEnv = (
   shell: string | undefined,
 ): ConditionEnv => ({
   expandFull: (text) => expandFull(ctx, scope, text),
-  expandVarsOnly: (text) => expandVarsSync(text, scope.commandScopes),
-  runCommand: (command) =>
-    ctx.deps.commands.run(command, {
+  runCommand: (command) => {
+    const sh = shell ?? ctx.deps.defaultShell;
+    const cmd = expandForProgram(command, scope.commandScopes, scope.env, shellProgram(sh));
+    return ctx.deps.commands.run(cmd.text, {
       cwd: scope.cwd,
-      env: scope.env,
-      shell: shell ?? ctx.deps.defaultShell,
+      env: { ...scope.env, ...cmd.env },
+      shell: sh,
       abort: ctx.stop.signal,
-    }),
+    });
+  },
 });

@@ -6,7 +6,6 @@ import {
   repeatsWhen,
 } from '../../policies/repeat-policy.js';
 import { matchExpected } from '../../vars/condition.js';
-import { expandVarsSync } from '../../vars/expand.js';
 import type { AttemptResult } from './attempt-result.js';
 import { conditionEnv, expandFull, withVars, type NodeScope } from './node-scope.js';
 import type { RunContext } from '../run-context.js';
@@ -27,9 +26,7 @@ const shouldRepeat = async (
     const got = (await expandFull(ctx, fresh, p.condition)).trim();
     holds = matchExpected(got, p.expected);
   } else {
-    const r = await conditionEnv(ctx, fresh, n.step.shell).runCommand(
-      expandVarsSync(p.condition, fresh.commandScopes),
-    );
+    const r = await conditionEnv(ctx, fresh, n.step.shell).runCommand(p.condition);
     holds = r.exitCode === 0;
   }
   return repeatsWhen(p, holds);
