@@ -15,6 +15,27 @@ export interface HttpLogger {
 const isBodyParserError = (e: unknown): e is { type: string; status: number; message: string } =>
   typeof e === 'object' && e !== null && 'type' in e && typeof e.type === 'string' && 'status' in e;
 
+/** A path segment whose `%` escapes are not UTF-8, as the router reports it (a 400 URIError). */
+const isPathDecodeError = (e: unknown): e is URIError =>
+  e instanceof URIError && (e as URIError & { status?: unknown }).status === 400;
+
+/** The refusal a non-AppError from the request's own parsing stands for, if it is one. */
+const refusalOf = (err: unknown): AppError | undefined => {
+  if (isBodyParserError(err))
+    return err.type === 'entity.too.large'
+      ? new AppError(ErrorCode.BadRequest, 'request body is too large')
+      : new AppError(
+          ErrorCode.BadRequest,
+          `malformed JSON body: ${err.message}; send a JSON object with Content-Type: application/json`,
+        );
+  if (isPathDecodeError(err))
+    return new AppError(
+      ErrorCode.BadRequest,
+      `malformed path: ${err.message}; a "%" must start a percent-encoded UTF-8 byte such as %2F, and a literal "%" is written %25`,
+    );
+  return undefined;
+};
+
 /**
  * The only writer of error bodies (docs/architecture.md, "House style"): `{code, message, details?}` with the
  * code's status or the route's override. An AppError is logged at warn; anything else is a bug,
@@ -23,25 +44,15 @@ const isBodyParserError = (e: unknown): e is { type: string; status: number; mes
 export const errorMiddleware =
   (log: HttpLogger): ErrorRequestHandler =>
   (err: unknown, req, res, _next) => {
-    let error: AppError;
-    if (AppError.is(err)) error = err;
-    else if (isBodyParserError(err)) {
-      error =
-        err.type === 'entity.too.large'
-          ? new AppError(ErrorCode.BadRequest, 'request body is too large')
-          : new AppError(
-              ErrorCode.BadRequest,
-              `malformed JSON body: ${err.message}; send a JSON object with Content-Type: application/json`,
-            );
-    } else {
-      log.error(`${req.method} ${req.originalUrl} failed`, err);
-      error = new AppError(
+    const refusal = AppError.is(err) ? err : refusalOf(err);
+    if (refusal) log.warn(`${req.method} ${req.originalUrl}: ${refusal.code}: ${refusal.message}`);
+    else log.error(`${req.method} ${req.originalUrl} failed`, err);
+    const error =
+      refusal ??
+      new AppError(
         ErrorCode.Internal,
         'an unexpected error occurred; the server log has the details',
       );
-    }
-    if (AppError.is(err))
-      log.warn(`${req.method} ${req.originalUrl}: ${error.code}: ${error.message}`);
     const overrides = (res.locals as Record<symbol, StatusOverrides | undefined>)[STATUS_OVERRIDES];
     const status = overrides?.[error.code] ?? defaultStatus[error.code];
     if (res.headersSent) return;
