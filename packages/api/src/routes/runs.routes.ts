@@ -27,6 +27,7 @@ import {
   StepPath,
 } from '@trellis/contract';
 import { paginate } from '../wire/paginate.js';
+import { checkRunConfig } from './run-config.js';
 import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
 import { toApiWorker } from '../wire/worker.mapper.js';
 
@@ -77,6 +78,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     summary: 'Start a run of the DAG now',
     handler: async ({ params, body }, deps) => {
       const loaded = await deps.dags.load(params.fileName);
+      checkRunConfig(loaded.dag, body);
       const started = await deps.runs.startLoaded(loaded.dag, loaded.localDags, {
         ...(body.params !== undefined ? { params: body.params } : {}),
         ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
@@ -93,6 +95,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     summary: "Put a run of the DAG on its queue (or the body's queue); it starts in its turn",
     handler: async ({ params, body }, deps) => {
       const loaded = await deps.dags.load(params.fileName);
+      checkRunConfig(loaded.dag, body);
       const started = await deps.runs.enqueue(loaded.dag, loaded.localDags, {
         ...(body.params !== undefined ? { params: body.params } : {}),
         ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
