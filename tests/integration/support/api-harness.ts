@@ -36,6 +36,8 @@ export const apiHarness = (
     dags?: (dagsDir: string) => DagDefinitions;
     auth?: Authenticator;
     queueConfig?: HttpDeps['queueConfig'];
+    /** The worker registry GET /workers reads; absent = no coordinator (503). */
+    workers?: HttpDeps['workers'];
   } = {},
 ): ApiHarness => {
   const t = createTempHome('trellis-api-');
@@ -59,6 +61,7 @@ export const apiHarness = (
     health: () => Promise.resolve({}),
     metrics: () => Promise.resolve({ contentType: 'text/plain', body: '' }),
     ...(opts.queueConfig ? { queueConfig: opts.queueConfig } : {}),
+    ...(opts.workers ? { workers: opts.workers } : {}),
   };
   return {
     app: createHttpApp(deps, tables),
