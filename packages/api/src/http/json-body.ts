@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { AppError, ErrorCode } from '@trellis/core';
 
 /** Largest request body the API reads. */
-export const BODY_LIMIT = '10mb';
+const BODY_LIMIT = '10mb';
 
 const FIX = 'send a JSON object as UTF-8 with Content-Type: application/json';
 
