@@ -27,7 +27,7 @@ export interface FuzzTargets {
 }
 
 /** mulberry32: a small, fast, seeded PRNG (public domain). */
-export const seededRandom = (seed: number): (() => number) => {
+const seededRandom = (seed: number): (() => number) => {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
