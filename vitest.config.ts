@@ -25,6 +25,7 @@ export default defineConfig({
             'packages/*/src/**/*.test.ts',
             'packages/*/test/**/*.test.ts',
             'tests/docs/**/*.test.ts',
+            'tests/support/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
         },

@@ -1,4 +1,5 @@
 export { createHttpApp, type RouteTables, type HttpAppOptions } from './http/create-http-app.js';
+export { answerClientErrors } from './http/client-errors.js';
 export { createAuthenticator, AUTH_REALM } from './auth/create-authenticator.js';
 export { ROLE_PERMISSIONS, roleCan } from './auth/roles.js';
 export { requirePermission } from './auth/require-permission.js';

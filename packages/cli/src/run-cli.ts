@@ -7,10 +7,7 @@ import { VERSION } from './version.js';
 
 const helpText = (): string => {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const lines = COMMANDS.map(
-    (c) =>
-      `  ${c.name.padEnd(width)}  ${c.summary}${c.arrivesWith ? ` (not built yet: ${c.arrivesWith})` : ''}`,
-  );
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return [
     `trellis ${VERSION}: workflow orchestration (DAGs of steps, queues, cron, a labelled worker fleet)`,
     '',
@@ -47,12 +44,6 @@ export const runCli = async (args: readonly string[], io: CliIo): Promise<ExitCo
     return ExitCode.Usage;
   }
   const { command, rest } = found;
-  if (!command.run) {
-    io.err(
-      `trellis ${command.name}: not built yet; it arrives with ${command.arrivesWith ?? 'a later release'}. Nothing was done.`,
-    );
-    return ExitCode.Usage;
-  }
   try {
     return await command.run(rest, io);
   } catch (e) {

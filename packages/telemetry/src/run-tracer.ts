@@ -151,8 +151,8 @@ export class RunTracer implements RunHook {
     };
   }
 
-  /** The step's span, started now (or at the node's start time) if it is not open yet. */
-  #stepSpan(run: TracedRun, n: NodeRecord, r: DagRunRecord): Span {
+  /** The step's span, started at the node's start time (or `at`) if it is not open yet. */
+  #stepSpan(run: TracedRun, n: NodeRecord, r: DagRunRecord, at = new Date()): Span {
     const open = run.steps.get(n.step.name);
     if (open) return open;
     const handler = HANDLER_RECORD_KEYS.some((k) => r[k] === n);
@@ -161,7 +161,7 @@ export class RunTracer implements RunHook {
       `step ${n.step.name}`,
       {
         kind: SpanKind.INTERNAL,
-        startTime: timeOf(n.startedAt) ?? timeOf(n.finishedAt) ?? new Date(),
+        startTime: timeOf(n.startedAt) ?? timeOf(n.finishedAt) ?? at,
         attributes: {
           [Attr.DagName]: r.name,
           [Attr.RunId]: r.dagRunId,
@@ -176,8 +176,9 @@ export class RunTracer implements RunHook {
   }
 
   #endStep(run: TracedRun, n: NodeRecord, r: DagRunRecord): void {
-    // A node skipped or cancelled before it started gets a span of zero length.
-    const span = this.#stepSpan(run, n, r);
+    // A node skipped or cancelled before it started (no times) gets a span of zero length.
+    const now = new Date();
+    const span = this.#stepSpan(run, n, r, now);
     run.steps.delete(n.step.name);
     const { SpanStatusCode } = run.sdk.api;
     span.setAttributes({
@@ -190,7 +191,7 @@ export class RunTracer implements RunHook {
       span.setStatus({ code: SpanStatusCode.ERROR, message: n.error });
     else if (n.status === NodeStatus.Succeeded || n.status === NodeStatus.PartiallySucceeded)
       span.setStatus({ code: SpanStatusCode.OK });
-    span.end(timeOf(n.finishedAt) ?? new Date());
+    span.end(timeOf(n.finishedAt) ?? now);
   }
 
   #endRun(key: string, run: TracedRun, r: DagRunRecord): void {

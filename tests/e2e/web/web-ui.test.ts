@@ -278,11 +278,25 @@ describe('the web UI in headless Chromium against trellis start-all', () => {
     const { page } = b;
     await page.getByRole('link', { name: 'Queues' }).click();
     await page.getByRole('heading', { name: 'Queues' }).waitFor();
+    // the page shows exactly the queues the API lists (or says there are none)
+    const { queues } = (await (await fetch(`${server.url}/api/v2/queues`)).json()) as {
+      queues: { name: string }[];
+    };
+    if (queues.length === 0)
+      await page.getByText('No queues: nothing is running or queued.').waitFor();
+    else
+      await expect
+        .poll(() => page.locator('article.card h2').allTextContents())
+        .toEqual(queues.map((q) => q.name));
     await b.shot('09-queues');
     await page.getByRole('link', { name: 'Workers' }).click();
     await page.getByRole('heading', { name: 'Workers' }).waitFor();
     // without a coordinator the API answers 503: the page says so instead of failing
-    await page.locator('.notice, .card').first().waitFor();
+    const notice = page.locator('.notice[role="status"]');
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(/^Not available on this server\. .*coordinator/);
+    await page.getByText('Workers appear here when the server runs in distributed mode').waitFor();
+    expect(await page.locator('article.card').count()).toBe(0);
     await b.shot('10-workers');
   });
 

@@ -91,7 +91,21 @@ describe('POST /dags/validate', () => {
     expect(body.errors).toEqual([expect.stringMatching(/invalid DAG name/)]);
   });
 
-  it('answers 400 without a spec', async () => {
-    expectError(await api().post('/api/v2/dags/validate').send({}), 400, 'bad_request', /spec/);
+  it('answers 200 valid=false naming the missing spec (spec: always 200)', async () => {
+    const res = await api().post('/api/v2/dags/validate').send({});
+    expect(res.status).toBe(200);
+    expect(ValidateDagResponse.parse(res.body)).toEqual({
+      valid: false,
+      errors: ['spec is required: send the DAG definition as YAML text in "spec"'],
+    });
+  });
+
+  it('answers 400 naming the field for a spec that is not a string', async () => {
+    expectError(
+      await api().post('/api/v2/dags/validate').send({ spec: 5 }),
+      400,
+      'bad_request',
+      /spec/,
+    );
   });
 });

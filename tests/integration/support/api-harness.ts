@@ -45,6 +45,8 @@ export const apiHarness = (
     auth?: Authenticator;
     queueConfig?: HttpDeps['queueConfig'];
     sse?: HttpDeps['sse'];
+    /** The worker registry GET /workers reads; absent = no coordinator (503). */
+    workers?: HttpDeps['workers'];
   } = {},
 ): ApiHarness => {
   const t = createTempHome('trellis-api-');
@@ -73,6 +75,7 @@ export const apiHarness = (
     health: () => Promise.resolve({}),
     metrics: () => Promise.resolve({ contentType: 'text/plain', body: '' }),
     ...(opts.queueConfig ? { queueConfig: opts.queueConfig } : {}),
+    ...(opts.workers ? { workers: opts.workers } : {}),
   };
   return {
     app: createHttpApp(deps, tables),

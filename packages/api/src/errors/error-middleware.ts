@@ -11,9 +11,18 @@ export interface HttpLogger {
   error(message: string, error?: unknown): void;
 }
 
-/** Body parser failures (malformed JSON, too large) as express reports them. */
-const isBodyParserError = (e: unknown): e is { type: string; status: number; message: string } =>
-  typeof e === 'object' && e !== null && 'type' in e && typeof e.type === 'string' && 'status' in e;
+/** A path segment whose `%` escapes are not UTF-8, as the router reports it (a 400 URIError). */
+const isPathDecodeError = (e: unknown): e is URIError =>
+  e instanceof URIError && (e as URIError & { status?: unknown }).status === 400;
+
+/** The refusal a non-AppError from the request's own parsing stands for, if it is one. */
+const refusalOf = (err: unknown): AppError | undefined =>
+  isPathDecodeError(err)
+    ? new AppError(
+        ErrorCode.BadRequest,
+        `malformed path: ${err.message}; a "%" must start a percent-encoded UTF-8 byte such as %2F, and a literal "%" is written %25`,
+      )
+    : undefined;
 
 /**
  * The only writer of error bodies (docs/architecture.md, "House style"): `{code, message, details?}` with the
@@ -23,25 +32,15 @@ const isBodyParserError = (e: unknown): e is { type: string; status: number; mes
 export const errorMiddleware =
   (log: HttpLogger): ErrorRequestHandler =>
   (err: unknown, req, res, _next) => {
-    let error: AppError;
-    if (AppError.is(err)) error = err;
-    else if (isBodyParserError(err)) {
-      error =
-        err.type === 'entity.too.large'
-          ? new AppError(ErrorCode.BadRequest, 'request body is too large')
-          : new AppError(
-              ErrorCode.BadRequest,
-              `malformed JSON body: ${err.message}; send a JSON object with Content-Type: application/json`,
-            );
-    } else {
-      log.error(`${req.method} ${req.originalUrl} failed`, err);
-      error = new AppError(
+    const refusal = AppError.is(err) ? err : refusalOf(err);
+    if (refusal) log.warn(`${req.method} ${req.originalUrl}: ${refusal.code}: ${refusal.message}`);
+    else log.error(`${req.method} ${req.originalUrl} failed`, err);
+    const error =
+      refusal ??
+      new AppError(
         ErrorCode.Internal,
         'an unexpected error occurred; the server log has the details',
       );
-    }
-    if (AppError.is(err))
-      log.warn(`${req.method} ${req.originalUrl}: ${error.code}: ${error.message}`);
     const overrides = (res.locals as Record<symbol, StatusOverrides | undefined>)[STATUS_OVERRIDES];
     const status = overrides?.[error.code] ?? defaultStatus[error.code];
     if (res.headersSent) return;

@@ -8,6 +8,7 @@ import { createRemoteNodeProxy } from '../remote/remote-node-proxy.js';
 import { systemRoutes } from '../routes/system.routes.js';
 import { createWebRouter, type WebOptions } from '../web/serve-web.js';
 import { mountRoutes, type Route } from './define-routes.js';
+import { jsonBody } from './json-body.js';
 import type { HttpDeps } from './deps.js';
 
 /** Extra route tables (DAGs, runs, queues, workers) mounted under /api/v2. */
@@ -40,7 +41,7 @@ export const createHttpApp = (
   app.set('query parser', 'simple');
   const base = opts.basePath ?? '';
   const api = Router();
-  api.use(express.json({ limit: '10mb', strict: true, type: () => true }));
+  api.use(jsonBody());
 
   let document: OpenApiDocument | undefined;
   const all: RouteTables = [

@@ -141,7 +141,7 @@ describe('buildOpenApi', () => {
         name: 'fileName',
         in: 'path',
         required: true,
-        schema: { type: 'string', pattern: '^[a-zA-Z0-9_-]+$' },
+        schema: { type: 'string', maxLength: 250, pattern: '^[a-zA-Z0-9_-]+$' },
       },
       { name: 'dagRunId', in: 'path', required: true, schema: { type: 'string' } },
       {

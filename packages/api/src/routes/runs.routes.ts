@@ -29,6 +29,7 @@ import {
 } from '@trellis/contract';
 import { paginate } from '../wire/paginate.js';
 import { findOrWait } from './run-wait.js';
+import { checkRunConfig } from './run-config.js';
 import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
 import { toApiWorker } from '../wire/worker.mapper.js';
 
@@ -79,6 +80,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     summary: 'Start a run of the DAG now',
     handler: async ({ params, body }, deps) => {
       const loaded = await deps.dags.load(params.fileName);
+      checkRunConfig(loaded.dag, body);
       const started = await deps.runs.startLoaded(loaded.dag, loaded.localDags, {
         ...(body.params !== undefined ? { params: body.params } : {}),
         ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
@@ -95,6 +97,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     summary: "Put a run of the DAG on its queue (or the body's queue); it starts in its turn",
     handler: async ({ params, body }, deps) => {
       const loaded = await deps.dags.load(params.fileName);
+      checkRunConfig(loaded.dag, body);
       const started = await deps.runs.enqueue(loaded.dag, loaded.localDags, {
         ...(body.params !== undefined ? { params: body.params } : {}),
         ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),

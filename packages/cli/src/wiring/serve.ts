@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  answerClientErrors,
   createWebAuth,
   createHealthProbe,
   createHttpApp,
@@ -147,6 +148,7 @@ const listen = async (
   io: CliIo,
 ): Promise<Server | undefined> => {
   const server = app.listen(config.server.port, config.server.host);
+  answerClientErrors(server);
   try {
     await Promise.race([
       once(server, 'listening'),

@@ -1,8 +1,18 @@
 import { z } from 'zod';
 
-/** `{fileName}`: `^[a-zA-Z0-9_-]+$` (spec: Endpoints). */
+/**
+ * Longest `{fileName}`: the file `<fileName>.yaml` must fit the 255-byte name limit of common file
+ * systems (ext4, xfs, btrfs, tmpfs); the pattern allows ASCII only, so characters are bytes.
+ */
+export const FILE_NAME_MAX = 250;
+
+/** `{fileName}`: `^[a-zA-Z0-9_-]+$` (spec: Endpoints), at most {@link FILE_NAME_MAX} characters. */
 export const FileName = z
   .string()
+  .max(
+    FILE_NAME_MAX,
+    `must be at most ${FILE_NAME_MAX} characters (the file <fileName>.yaml must fit the file system's 255-byte name limit)`,
+  )
   .regex(/^[a-zA-Z0-9_-]+$/, 'must match ^[a-zA-Z0-9_-]+$ (letters, digits, "_" and "-")');
 
 /** A DAG name: at most 40 characters of `[A-Za-z0-9_.-]` (spec: Errors, rule 2). */

@@ -145,8 +145,15 @@ export const SearchDagsResponse = z.object({
 /** GET /dags/tags response: unique tags, lower-cased and sorted. */
 export const DagTagsResponse = z.object({ tags: z.array(z.string()), errors: Errors });
 
-/** POST /dags/validate body; `name` is used when the spec has none. */
-export const ValidateDagBody = z.object({ spec: z.string(), name: z.string().optional() });
+/**
+ * POST /dags/validate body; `name` is used when the spec has none. A missing `spec` is answered
+ * 200 with the problem in `errors` (spec: "always 200"); a field of the wrong JSON type is a
+ * malformed request, 400 (docs/decisions.md).
+ */
+export const ValidateDagBody = z.object({
+  spec: z.string().optional(),
+  name: z.string().optional(),
+});
 
 /** POST /dags/validate response: always 200; `dag` may be partial (spec: Errors, rule 1). */
 export const ValidateDagResponse = z.object({

@@ -18,7 +18,8 @@ export const finishNode = (
   error: string,
 ): void => {
   n.error = error;
-  n.finishedAt = ctx.now();
+  // spec: Conventions: a step that never ran (cancelled or skipped before it started) has no times.
+  n.finishedAt = n.startedAt === '' ? '' : ctx.now();
   delete n.pid;
   const what = status === NodeStatus.Skipped ? 'skipped' : `finished: ${nodeStatusLabel[status]}`;
   ctx.log(`step "${n.step.name}" ${what}${error ? ` (${error})` : ''}`);

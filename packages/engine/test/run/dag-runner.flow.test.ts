@@ -59,6 +59,24 @@ describe('readiness and status propagation', () => {
     expect(r.status).toBe(RunStatus.Succeeded);
   });
 
+  it('leaves startedAt and finishedAt both empty on a step that never ran (spec: Conventions)', async () => {
+    const failed = await harness('steps:\n  - {name: a, command: x}\n  - {name: b, command: x}\n', {
+      a: { exitCode: 3 },
+    }).run();
+    const skipped = await harness(
+      'steps:\n  - {name: a, command: x, preconditions: ["test -f /nope"]}\n  - {name: b, command: x}\n',
+      {},
+      { commands: () => ({ exitCode: 1, stdout: '' }) },
+    ).run();
+    for (const r of [failed, skipped]) {
+      expect(r.nodes[1]?.status).not.toBe(NotStarted);
+      expect(r.nodes[1]).toMatchObject({ startedAt: '', finishedAt: '' });
+      // the first step ran (its preconditions too): both times are set
+      expect(r.nodes[0]?.startedAt).not.toBe('');
+      expect(r.nodes[0]?.finishedAt).not.toBe('');
+    }
+  });
+
   it('lets dependents of a skipped step run with continueOn.skipped', async () => {
     const h = harness(
       'steps:\n  - {name: a, command: x, preconditions: ["false"], continueOn: {skipped: true}}\n  - {name: b, command: x}\n',

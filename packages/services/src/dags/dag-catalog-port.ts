@@ -70,8 +70,14 @@ export interface DagDefinitions {
   create(fileName: string, spec?: string): Promise<void>;
   search(q: string): Promise<{ results: DagSearchResult[]; errors: string[] }>;
   tags(): Promise<{ tags: string[]; errors: string[] }>;
-  /** Validates without persisting; `name` is used when the spec has none. */
-  validate(spec: string, name?: string): { valid: boolean; errors: string[]; dag?: Dag };
+  /**
+   * Validates without persisting; `name` is used when the spec has none. An absent `spec` is a
+   * problem in `errors` like any other (spec: POST /dags/validate always answers 200).
+   */
+  validate(
+    spec: string | undefined,
+    name?: string,
+  ): { valid: boolean; errors: string[]; dag?: Dag };
   get(fileName: string): Promise<DagDetails>;
   delete(fileName: string): Promise<void>;
   getSpec(fileName: string): Promise<{ dag: Dag; spec: string; errors: string[] }>;

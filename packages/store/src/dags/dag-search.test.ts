@@ -69,6 +69,25 @@ describe('DAG search', () => {
   it('refuses an empty query and an invalid regular expression with bad_request', () => {
     expect(codeOf(() => compileSearchQuery(''))).toBe('bad_request');
     expect(codeOf(() => compileSearchQuery('/(unclosed/'))).toBe('bad_request');
-    expect(() => compileSearchQuery('/(unclosed/')).toThrow(/not a valid regular expression/);
+    expect(() => compileSearchQuery('/(unclosed/')).toThrow(/not a regular expression/);
+  });
+
+  it('refuses backtracking-only syntax, naming RE2, with bad_request', () => {
+    for (const q of ['/(a)\\1/', '/a(?=b)/', '/(?<!a)b/']) {
+      expect(
+        codeOf(() => compileSearchQuery(q)),
+        q,
+      ).toBe('bad_request');
+      expect(() => compileSearchQuery(q)).toThrow(/RE2 \(no backreferences or lookarounds\)/);
+    }
+  });
+
+  it('runs a pattern that backtracks exponentially in JavaScript in linear time', () => {
+    // /(a+)+$/ over 5,000 "a"s and a "!" takes 2^5000 steps in a backtracking engine.
+    const line = `${'a'.repeat(5_000)}!`;
+    expect(searchText(line, compileSearchQuery('/(a+)+$/'))).toEqual([]);
+    expect(searchText(line, compileSearchQuery('/(A+)+!$/'))).toEqual([
+      { line, lineNumber: 1, startLine: 1 },
+    ]);
   });
 });

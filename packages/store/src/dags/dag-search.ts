@@ -1,3 +1,4 @@
+import { RE2JS, RE2JSException } from 're2js';
 import { badRequest } from '@trellis/core';
 
 /** One match of the DAG search (spec: Search result). */
@@ -14,20 +15,22 @@ export interface SearchMatch {
 export const SEARCH_CONTEXT_LINES = 2;
 
 /**
- * The line test of a search query (docs/decisions.md): `/pattern/` is a JavaScript regular
- * expression, anything else a substring; both ignore case. Errors: bad_request for an empty query
- * or an invalid regular expression.
+ * The line test of a search query (docs/decisions.md): `/pattern/` is a regular expression in RE2
+ * syntax, matched in time linear in the line (re2js), so no pattern can stall the server; anything
+ * else is a substring; both ignore case. Errors: bad_request for an empty query or a pattern RE2
+ * refuses (invalid, or backtracking-only syntax such as backreferences and lookarounds).
  */
 export const compileSearchQuery = (q: string): ((line: string) => boolean) => {
   if (q === '') throw badRequest('q is required: give the text to search for, or /regex/');
   const regex = /^\/(.+)\/$/s.exec(q)?.[1];
   if (regex !== undefined) {
-    let re: RegExp;
+    let re: RE2JS;
     try {
-      re = new RegExp(regex, 'i');
+      re = RE2JS.compile(regex, RE2JS.CASE_INSENSITIVE);
     } catch (e) {
+      if (!(e instanceof RE2JSException)) throw e;
       throw badRequest(
-        `q ${JSON.stringify(q)} is not a valid regular expression: ${(e as Error).message}; to search for the text itself, leave out one of the slashes`,
+        `q ${JSON.stringify(q)} is not a regular expression this search runs: ${e.message}; the syntax is RE2 (no backreferences or lookarounds), and to search for the text itself leave out one of the slashes`,
       );
     }
     return (line) => re.test(line);

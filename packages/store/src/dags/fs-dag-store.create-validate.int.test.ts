@@ -115,6 +115,14 @@ describe('FsDagStore.validate', () => {
     ]);
   });
 
+  it('reports a missing spec as a problem, with a bad name too, never as an exception', () => {
+    expect(fx.defs.validate(undefined)).toEqual({
+      valid: false,
+      errors: ['spec is required: send the DAG definition as YAML text in "spec"'],
+    });
+    expect(fx.defs.validate(undefined, 'bad name').errors).toHaveLength(2);
+  });
+
   it('returns every problem and the partial DAG', () => {
     const r = fx.defs.validate(
       'description: partly\nschedule: "not cron"\nsteps:\n  - name: a\n    command: echo\n',

@@ -59,6 +59,14 @@ describe('FsDagStore.tags', () => {
     expect(r.errors).toEqual([expect.stringMatching(/^reading loop\.yaml failed: /)]);
   });
 
+  it('names a file whose YAML cannot be read as a DAG in errors, with its problem', async () => {
+    write('a.yaml', dagYaml('tags: [etl]'));
+    write('broken.yml', 'tags: [lost\nsteps: [\n');
+    const r = await fx.defs.tags();
+    expect(r.tags).toEqual(['etl']);
+    expect(r.errors).toEqual([expect.stringMatching(/^broken\.yml: .+/)]);
+  });
+
   it('is empty without DAGs', async () => {
     expect(await fx.defs.tags()).toEqual({ tags: [], errors: [] });
   });

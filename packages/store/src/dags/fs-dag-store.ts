@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import {
   AppError,
   ErrorCode,
@@ -52,6 +52,8 @@ export const MINIMAL_DAG_SPEC = 'steps:\n  - name: hello\n    command: echo hell
 
 /** Default DAG name of a spec validated without a name (the peer's choice). */
 const VALIDATED_DAG_NAME = 'validated-dag';
+/** The problem of a validate request without a spec. */
+const SPEC_REQUIRED = 'spec is required: send the DAG definition as YAML text in "spec"';
 
 /**
  * DAG definitions stored as YAML files in one folder (spec: Endpoints, DAG definitions). Parsed
@@ -155,20 +157,32 @@ export class FsDagStore implements DagDefinitions {
     return { results, errors };
   }
 
+  /**
+   * Every tag once, sorted; a file with problems is named in `errors` with them (spec: GET
+   * /dags/tags, "unreadable DAG files are reported in errors"), since its tags may be missing.
+   */
   async tags(): Promise<{ tags: string[]; errors: string[] }> {
     const { files, errors } = await this.#folder.scan();
     const tags = new Set(files.flatMap((f) => [...f.lower.tags]));
-    return { tags: [...tags].sort(), errors };
+    const problems = files
+      .filter((f) => f.errors.length > 0)
+      .map((f) => `${basename(f.path)}: ${f.errors.join('; ')}`);
+    return { tags: [...tags].sort(), errors: [...errors, ...problems] };
   }
 
-  validate(spec: string, name?: string): { valid: boolean; errors: string[]; dag?: Dag } {
+  validate(
+    spec: string | undefined,
+    name?: string,
+  ): { valid: boolean; errors: string[]; dag?: Dag } {
     const errors: string[] = [];
+    if (spec === undefined) errors.push(SPEC_REQUIRED);
     let defaultName = VALIDATED_DAG_NAME;
     if (name !== undefined && name !== '') {
       const problem = dagNameProblem(name);
       if (problem) errors.push(`name: ${problem}`);
       else defaultName = name;
     }
+    if (spec === undefined) return { valid: false, errors };
     // Parsed as the file `<name>.yaml` in the DAGs folder would be: the spec's own `name:` wins,
     // else the given name; workingDir and child DAGs resolve as they will once stored.
     const file = this.#folder.parseAs(this.#folder.pathFor(defaultName), defaultName, spec).file;
