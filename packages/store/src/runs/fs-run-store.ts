@@ -1,11 +1,13 @@
 import type { Clock } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
-import { isMissing, messageOf } from '../fs/fs-errors.js';
+import { errnoOf, isMissing, messageOf } from '../fs/fs-errors.js';
+import { StoreWriteErrors } from '../health/store-write-errors.js';
 import { StoreLayout } from '../layout/store-layout.js';
 import { LocalRunRecorder } from '../logs/local-recorder.js';
 import type { LogChunk, LogQuery } from '../logs/log-window.js';
 import { readLogChunk } from '../logs/read-log-chunk.js';
+import { readTruncation } from '../logs/truncation-marker.js';
 import { hasStopRequest, watchStopFile, writeStopRequest } from '../stop/stop-request.js';
 import { cleanupStore, type CleanupReport, type RetentionDays } from './cleanup-all.js';
 import { DagIndexes } from './dag-indexes.js';
@@ -42,6 +44,8 @@ export class FsRunStore {
   readonly #writer: RunWriter;
   readonly #reader: RunReader;
   readonly #deleter: RunDeleter;
+  /** The store's write errors (`GET /health`, `svc_store_write_errors_total`, truncated logs). */
+  readonly writeErrors: StoreWriteErrors;
 
   constructor(options: FsRunStoreOptions) {
     const layout = new StoreLayout(options.dataDir, options.logDir);
@@ -57,6 +61,7 @@ export class FsRunStore {
     });
     this.#layout = layout;
     this.#clock = clock;
+    this.writeErrors = new StoreWriteErrors(clock);
     this.#warn = warn;
     this.#indexes = indexes;
     this.#writer = new RunWriter({ layout, indexes, saves, clock });
@@ -73,10 +78,15 @@ export class FsRunStore {
 
   /**
    * A chunk of a log file (run or step log) without loading the file (spec: Log chunk), so the
-   * store can serve the API's run queries directly. Errors: not_found for a missing file.
+   * store can serve the API's run queries directly; `truncated` when a write to the file failed
+   * (known to this process, or marked beside the file). Errors: not_found for a missing file.
    */
-  readLog(path: string, query: LogQuery = {}): Promise<LogChunk> {
-    return readLogChunk(path, query);
+  async readLog(path: string, query: LogQuery = {}): Promise<LogChunk> {
+    const [chunk, reason] = await Promise.all([
+      readLogChunk(path, query),
+      this.writeErrors.truncation(path) ?? readTruncation(path),
+    ]);
+    return reason === undefined ? chunk : { ...chunk, truncated: true, truncatedReason: reason };
   }
 
   /** Path of a run's log (`<logDir>/<dag>/<id>/run.log`), for the record's `log`. */
@@ -105,7 +115,12 @@ export class FsRunStore {
    * Errors: `not_found` when the run was never created.
    */
   saveRun(record: DagRunRecord): Promise<void> {
-    return this.#writer.saveRun(record);
+    return this.#writer.saveRun(record).catch((e: unknown) => {
+      // a file system failure (ENOSPC, EIO) is the store's disk trouble; not_found is not
+      if (errnoOf(e) !== undefined)
+        this.writeErrors.note('record', `${record.name}/${record.dagRunId}`, e);
+      throw e;
+    });
   }
 
   /**
@@ -165,6 +180,7 @@ export class FsRunStore {
       save: (r) => this.saveRun(r),
       clock: this.#clock,
       warn: this.#warn,
+      writeErrors: this.writeErrors,
     });
   }
 
