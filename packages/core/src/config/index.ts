@@ -28,3 +28,4 @@ export { ENV_MAP, type EnvBinding, type EnvName } from './env-map.js';
 export { loadConfig, type LoadConfigOptions, type LoadedConfig } from './load-config.js';
 export { parseLabels, type ParsedLabels, type SettingKind } from './parse-setting.js';
 export { readProcessEnv } from './process-env.js';
+export { expandHome } from './expand-home.js';

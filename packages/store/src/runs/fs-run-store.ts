@@ -3,6 +3,7 @@ import type { RunRecorder } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { errnoOf, isMissing, messageOf } from '../fs/fs-errors.js';
 import { StoreWriteErrors } from '../health/store-write-errors.js';
+import { stepLogPathsBeside } from '../layout/log-locations.js';
 import { StoreLayout } from '../layout/store-layout.js';
 import { LocalRunRecorder } from '../logs/local-recorder.js';
 import type { LogChunk, LogQuery } from '../logs/log-window.js';
@@ -89,9 +90,12 @@ export class FsRunStore {
     return reason === undefined ? chunk : { ...chunk, truncated: true, truncatedReason: reason };
   }
 
-  /** Path of a run's log (`<logDir>/<dag>/<id>/run.log`), for the record's `log`. */
-  runLogPath(ref: RunRef): string {
-    return this.#layout.runLogPath(ref);
+  /**
+   * Path of a run's log (`<logDir>/<dag>/<id>/run.log`), for the record's `log`; under
+   * `dagLogDir` (the DAG's `logDir`: `~` expanded, relative to the store's log folder) when given.
+   */
+  runLogPath(ref: RunRef, dagLogDir?: string): string {
+    return this.#layout.runLogPath(ref, dagLogDir);
   }
 
   /**
@@ -170,13 +174,17 @@ export class FsRunStore {
     return this.#reader.listChildren(rootRef);
   }
 
-  /** The recorder of a run executed in this process: saves here, logs under `logDir`. */
+  /**
+   * The recorder of a run executed in this process: saves here, logs where the record's `log`
+   * says (its DAG's `logDir`), else under the store's `logDir`.
+   */
   recorderFor(record: DagRunRecord): RunRecorder {
     const ref: RunRef = { name: record.name, dagRunId: record.dagRunId };
+    const runLogPath = record.log !== '' ? record.log : this.#layout.runLogPath(ref);
     return new LocalRunRecorder({
-      runLogPath: this.#layout.runLogPath(ref),
-      logDirExists: this.#writer.takeMadeLogDir(this.#layout.runLogDir(record)),
-      stepLogPaths: (key) => this.#layout.stepLogPaths(ref, key),
+      runLogPath,
+      logDirExists: this.#writer.takeMadeLogDir(this.#layout.runLogDirOf(record)),
+      stepLogPaths: (key) => stepLogPathsBeside(runLogPath, key),
       save: (r) => this.saveRun(r),
       clock: this.#clock,
       warn: this.#warn,

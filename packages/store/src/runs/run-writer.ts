@@ -77,7 +77,7 @@ export class RunWriter {
       }
       // an accepted (queued) or final run must not vanish with its folder's name at a power cut
       if (durable) await fd.syncDir(parent);
-      const logDir = layout.runLogDir(record);
+      const logDir = layout.runLogDirOf(record);
       await Promise.all([
         mkdir(logDir, { recursive: true }).then(() => this.#noteLogDir(logDir)),
         this.#deps.indexes.of(loc.indexDag).put(summary),
