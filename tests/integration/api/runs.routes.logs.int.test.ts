@@ -28,17 +28,12 @@ const fullDiskForLogs = (): string => {
 const TWO_MIB = 'head -c 2097152 /dev/zero | tr "\\\\0" x';
 
 describe("a DAG's logDir", () => {
-  it('puts a local run\'s logs under the DAG logDir with "~" as the home folder, and the log endpoints find them', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'trellis-home-'));
-    const before = process.env.HOME;
-    process.env.HOME = home; // os.homedir() of this process
-    cleanups.push(() => {
-      process.env.HOME = before;
-      rmSync(home, { recursive: true, force: true });
-    });
+  it("puts a local run's logs under the DAG logDir, and the log endpoints find them", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'trellis-own-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
     t.h.dag(
       'mine',
-      'logDir: ~/dag-logs\nsteps:\n  - {name: a, command: "echo in my own folder"}\n',
+      `logDir: ${join(home, 'dag-logs')}\nsteps:\n  - {name: a, command: "echo in my own folder"}\n`,
     );
     const r = await startAndFinish('mine');
     expect(r.status).toBe(RunStatus.Succeeded);

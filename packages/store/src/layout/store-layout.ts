@@ -47,6 +47,8 @@ export class StoreLayout {
   constructor(
     dataDir: string,
     readonly logDir: string,
+    /** What a leading `~` of a DAG's `logDir` means. */
+    readonly userHome: string = homedir(),
   ) {
     this.runsDir = join(dataDir, 'runs');
   }
@@ -92,7 +94,7 @@ export class StoreLayout {
   /** The folder a DAG's `logDir` names, absolute (docs/decisions.md, "DAG-level logDir"). */
   logRootOf(dagLogDir: string | undefined): string {
     if (dagLogDir === undefined || dagLogDir.trim() === '') return this.logDir;
-    const expanded = expandHome(dagLogDir.trim(), homedir());
+    const expanded = expandHome(dagLogDir.trim(), this.userHome);
     return isAbsolute(expanded) ? expanded : resolve(this.logDir, expanded);
   }
 

@@ -1,5 +1,5 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus, systemClock } from '@trellis/core';
@@ -17,6 +17,7 @@ describe("a DAG's own logDir (issue 15, item 2)", () => {
       dataDir: join(dir, 'data'),
       logDir: join(dir, 'logs'),
       clock: systemClock,
+      userHome: join(dir, 'home'),
     });
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,7 +27,7 @@ describe("a DAG's own logDir (issue 15, item 2)", () => {
   it('puts the run log under the DAG logDir: absolute as written, ~ as the home folder, relative under the store log folder', () => {
     expect(store.runLogPath(ref, join(dir, 'own'))).toBe(join(dir, 'own/etl/run-0001/run.log'));
     expect(store.runLogPath(ref, '~/trellis-logs')).toBe(
-      join(homedir(), 'trellis-logs/etl/run-0001/run.log'),
+      join(dir, 'home/trellis-logs/etl/run-0001/run.log'),
     );
     expect(store.runLogPath(ref, 'team-a')).toBe(join(dir, 'logs/team-a/etl/run-0001/run.log'));
     expect(store.runLogPath(ref)).toBe(join(dir, 'logs/etl/run-0001/run.log'));

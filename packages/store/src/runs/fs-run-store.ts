@@ -49,7 +49,7 @@ export class FsRunStore {
   readonly writeErrors: StoreWriteErrors;
 
   constructor(options: FsRunStoreOptions) {
-    const layout = new StoreLayout(options.dataDir, options.logDir);
+    const layout = new StoreLayout(options.dataDir, options.logDir, options.userHome);
     const clock = options.clock;
     const warn = options.warn ?? (() => undefined);
     // Per-run chain: saves of one run are applied in call order (deletions wait for them).
