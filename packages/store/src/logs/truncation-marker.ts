@@ -7,7 +7,7 @@ import { isMissing } from '../fs/fs-errors.js';
  * processes sharing the store (the server reading a log a CLI run wrote) learn from it that the
  * log is incomplete. Dot-names are never logs.
  */
-export const truncationMarkerOf = (logPath: string): string =>
+const truncationMarkerOf = (logPath: string): string =>
   join(dirname(logPath), `.${basename(logPath)}.truncated`);
 
 /** The reason kept when the marker could be made but not filled (the disk was full). */
