@@ -19,7 +19,7 @@ export interface StoreWriteError {
  * How long after its last write error the store still reports disk trouble in `GET /health`
  * (docs/decisions.md, "Log write failures").
  */
-export const WRITE_TROUBLE_WINDOW_MS = 5 * 60_000;
+const WRITE_TROUBLE_WINDOW_MS = 5 * 60_000;
 
 /**
  * The store's write errors, for `GET /health`, the `svc_store_write_errors_total` metric and the
