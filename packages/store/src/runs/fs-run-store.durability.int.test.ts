@@ -68,4 +68,27 @@ describe('durability of the renames that publish queued and final records (issue
     const status = join(dir, 'data', 'runs', 'etl', 'run-0001', 'status.json');
     expect(journal).toEqual([`rename ${status}`, `syncDir ${dirname(status)}`]);
   });
+
+  it("fsyncs every log the run's recorder wrote, and their folder, when it is closed", async () => {
+    const r = makeRecord({ status: RunStatus.Running });
+    await store.createRun(r, snapshot);
+    const recorder = store.recorderFor(r);
+    recorder.log('a line');
+    const step = await recorder.openStepLogs('a');
+    step.stdout.write('out\n');
+    await step.close();
+    const synced: string[] = [];
+    const syncFile = fd.syncFile;
+    vi.spyOn(fd, 'syncFile').mockImplementation(async (p) => {
+      await syncFile(p);
+      synced.push(p);
+    });
+    const journal = journalOf();
+    await recorder.close();
+    expect(synced.sort()).toEqual([step.stderrPath, step.stdoutPath, recorder.runLogPath].sort());
+    expect(journal).toEqual([`syncDir ${dirname(recorder.runLogPath)}`]);
+    synced.length = 0;
+    await recorder.close(); // nothing written since: nothing to sync
+    expect(synced).toEqual([]);
+  });
 });
