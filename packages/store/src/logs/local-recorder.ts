@@ -36,8 +36,8 @@ export class LocalRunRecorder implements RunRecorder {
   #runLog: LogFile | undefined;
   /** Directories known to exist: a step's log folder is created once per run, not per step. */
   readonly #dirs = new Set<string>();
-  /** Files written since the last `close`, fsynced by it. */
-  readonly #unsynced = new Set<string>();
+  /** Files opened since the last `close`: it fsyncs those that got bytes, and their folders. */
+  readonly #unsynced = new Set<LogFile>();
 
   constructor(deps: LocalRecorderDeps) {
     this.#deps = deps;
@@ -89,10 +89,12 @@ export class LocalRunRecorder implements RunRecorder {
     const s = this.#runLog;
     this.#runLog = undefined;
     if (s !== undefined) await endLogFile(s);
-    const paths = [...this.#unsynced];
+    const files = [...this.#unsynced];
     this.#unsynced.clear();
-    if (paths.length === 0) return;
-    const dirs = new Set(paths.map((p) => dirname(p)));
+    if (files.length === 0) return;
+    // an empty file needs no data synced, only its name (the folder's sync)
+    const paths = files.filter((f) => f.written > 0).map((f) => f.path);
+    const dirs = new Set(files.map((f) => dirname(f.path)));
     await Promise.all([
       ...paths.map((p) => fd.syncFile(p).catch((e: unknown) => this.#failed(p, e))),
       ...[...dirs].map((d) => fd.syncDir(d).catch((e: unknown) => this.#failed(d, e))),
@@ -100,8 +102,9 @@ export class LocalRunRecorder implements RunRecorder {
   }
 
   #open(path: string): LogFile {
-    this.#unsynced.add(path);
-    return new LogFile(path, (p, e) => this.#failed(p, e));
+    const file = new LogFile(path, (p, e) => this.#failed(p, e));
+    this.#unsynced.add(file);
+    return file;
   }
 
   #failed(path: string, e: unknown): void {

@@ -12,11 +12,17 @@ export class LogFile extends Writable {
   readonly #onFailure: (path: string, e: unknown) => void;
   #fd: number | undefined;
   #failure: unknown;
+  #written = 0;
 
   constructor(path: string, onFailure: (path: string, e: unknown) => void) {
     super({ decodeStrings: true });
     this.path = path;
     this.#onFailure = onFailure;
+  }
+
+  /** Bytes written to the file through this stream. */
+  get written(): number {
+    return this.#written;
   }
 
   /** The first write error, if any. */
@@ -63,7 +69,10 @@ export class LogFile extends Writable {
       return;
     }
     fd.write(f, data).then(
-      () => cb(),
+      () => {
+        this.#written += data.length;
+        cb();
+      },
       (e: unknown) => {
         this.#fail(e);
         cb();
