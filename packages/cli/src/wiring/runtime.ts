@@ -77,6 +77,8 @@ export const makeRuntime = async (
     logDir: config.paths.logDir,
     clock,
     warn: (m) => io.err(`warning: ${m}`),
+    // a DAG's `logDir: ~/...` means the home the config's own `~` means
+    ...(io.env.HOME ? { userHome: io.env.HOME } : {}),
   });
   const dags = new DagFileLoader(config.paths.dagsDir);
   const events = new EngineEvents();
