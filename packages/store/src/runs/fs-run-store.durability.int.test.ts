@@ -92,4 +92,17 @@ describe('durability of the renames that publish queued and final records (issue
     await recorder.close(); // nothing written since: nothing to sync
     expect(synced).toEqual([]);
   });
+
+  it('counts a record write the file system refused as disk trouble, never a refusal such as not_found', async () => {
+    const missing = makeRecord({ dagRunId: 'never-created', status: RunStatus.Succeeded });
+    await expect(store.saveRun(missing)).rejects.toMatchObject({ code: 'not_found' });
+    expect(store.writeErrors.counts().record).toBe(0);
+    const r = makeRecord({ status: RunStatus.Running });
+    await store.createRun(r, snapshot);
+    const eio = Object.assign(new Error('EIO: i/o error, rename'), { code: 'EIO' });
+    vi.spyOn(fd, 'rename').mockRejectedValue(eio);
+    await expect(store.saveRun({ ...r, revision: 1 })).rejects.toBe(eio);
+    expect(store.writeErrors.counts().record).toBe(1);
+    expect(store.writeErrors.problem()).toContain('EIO');
+  });
 });

@@ -1,4 +1,4 @@
-import type { Clock } from '@trellis/core';
+import { AppError, type Clock } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { errnoOf, isMissing, messageOf } from '../fs/fs-errors.js';
@@ -121,7 +121,7 @@ export class FsRunStore {
   saveRun(record: DagRunRecord): Promise<void> {
     return this.#writer.saveRun(record).catch((e: unknown) => {
       // a file system failure (ENOSPC, EIO) is the store's disk trouble; not_found is not
-      if (errnoOf(e) !== undefined)
+      if (!AppError.is(e) && errnoOf(e) !== undefined)
         this.writeErrors.note('record', `${record.name}/${record.dagRunId}`, e);
       throw e;
     });
