@@ -34,3 +34,4 @@ export { DagFileLoader } from './dags/dag-file-loader.js';
 export { FsDagStore, MINIMAL_DAG_SPEC, type FsDagStoreDeps } from './dags/fs-dag-store.js';
 export { dataDirProblem } from './fs/writable-probe.js';
 export { LogChunkWriter } from './logs/log-chunk-writer.js';
+export { StoreWriteErrors } from './health/store-write-errors.js';

@@ -7,16 +7,29 @@ export class InMemoryRecorder implements RunRecorder {
   readonly runLogPath = '/logs/run.log';
   readonly saves: DagRunRecord[] = [];
   readonly lines: string[] = [];
+  /**
+   * What happened, in order: `save:<status>`, `close` (the run log closed) and
+   * `stepLogs:close:<key>` (a node's log files closed), for tests of the order of events.
+   */
+  readonly journal: string[] = [];
   private readonly out = new Map<string, string>();
   private readonly err = new Map<string, string>();
+  /** Step logs whose close reports a write failure, by node key. */
+  private readonly failures = new Map<string, string>();
 
   save(record: DagRunRecord): Promise<void> {
     this.saves.push(structuredClone(record));
+    this.journal.push(`save:${record.status}`);
     return Promise.resolve();
   }
 
   log(line: string): void {
     this.lines.push(line);
+  }
+
+  /** The node's log files report `message` as a write failure when they are closed. */
+  failStepLogs(key: string, message: string): void {
+    this.failures.set(key, message);
   }
 
   openStepLogs(key: string): Promise<StepLogs> {
@@ -29,11 +42,16 @@ export class InMemoryRecorder implements RunRecorder {
       stderrPath: `/logs/${key}.err`,
       stdout,
       stderr,
-      close: () => Promise.resolve(),
+      close: () => {
+        this.journal.push(`stepLogs:close:${key}`);
+        const failure = this.failures.get(key);
+        return failure === undefined ? Promise.resolve() : Promise.reject(new Error(failure));
+      },
     });
   }
 
   close(): Promise<void> {
+    this.journal.push('close');
     return Promise.resolve();
   }
 

@@ -155,4 +155,15 @@ describe('createMetrics', () => {
     expect(await b.value('svc_dag_runs_total', { status: 'error' })).toBe(0);
     expect(globalRegistry.getSingleMetric('svc_info')).toBeUndefined();
   });
+
+  it("shows the store's failed writes by kind as svc_store_write_errors_total, as the store counts them", async () => {
+    const counts = { log: 0, record: 0 };
+    const { scrape, value } = setup({ storeWriteErrors: () => counts });
+    expect((await scrape()).get('svc_store_write_errors_total')?.type).toBe('counter');
+    expect(await value('svc_store_write_errors_total', { kind: 'log' })).toBe(0);
+    counts.log = 3;
+    counts.record = 1;
+    expect(await value('svc_store_write_errors_total', { kind: 'log' })).toBe(3);
+    expect(await value('svc_store_write_errors_total', { kind: 'record' })).toBe(1);
+  });
 });

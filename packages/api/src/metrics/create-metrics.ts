@@ -11,6 +11,11 @@ export interface MetricSources {
   readonly dagCount: () => number | Promise<number>;
   /** Whether the scheduler loop is running. */
   readonly schedulerRunning: () => boolean | Promise<boolean>;
+  /**
+   * The store's failed writes since the process started, by kind (`log`, `record`), for
+   * `svc_store_write_errors_total{kind}` (beside the spec's metrics). Absent: no such metric.
+   */
+  readonly storeWriteErrors?: () => Readonly<Record<string, number>>;
   /** Distributed mode: the coordinator's workers and dispatch queues (absent: no such metrics). */
   readonly fleet?: FleetMetricSources;
 }
@@ -71,6 +76,8 @@ export const createMetrics = (options: MetricsOptions): Metrics => {
   const runsTotal = registerRunMetrics(registry, sources);
   const fleet = sources.fleet;
   if (fleet) registerFleetGauges(registry, fleet);
+  const writeErrors = sources.storeWriteErrors;
+  if (writeErrors) registerStoreWriteErrors(registry, writeErrors);
   const dispatchLatency = new Histogram({
     name: 'svc_dispatch_latency_seconds',
     help: 'Time from putting a run on its dispatch queue to a worker claiming it.',
@@ -160,6 +167,24 @@ const registerRunMetrics = (registry: Registry, sources: MetricSources): Counter
     },
   });
   return runsTotal;
+};
+
+/** `svc_store_write_errors_total{kind}`: read from the store at every scrape. */
+const registerStoreWriteErrors = (
+  registry: Registry,
+  counts: () => Readonly<Record<string, number>>,
+): void => {
+  new Counter({
+    name: 'svc_store_write_errors_total',
+    help: 'Writes the store could not do (a full disk) since the process started, by what: log, record.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      // the store counts; the counter shows its totals
+      this.reset();
+      for (const [kind, n] of Object.entries(counts())) this.inc({ kind }, n);
+    },
+  });
 };
 
 /** Distributed mode: `svc_workers` by health and `svc_dispatch_queue_depth` per queue. */

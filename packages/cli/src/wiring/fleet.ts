@@ -66,6 +66,7 @@ export const makeFleet = (
     store,
     clock,
     logDir: config.paths.logDir,
+    writeErrors: store.writeErrors,
     host: c.host,
     port: c.port,
     ...(c.advertise ? { advertise: c.advertise } : {}),

@@ -90,6 +90,8 @@ export const makeRuntime = async (
     clock,
     warn: (m) => io.err(`warning: ${m}`),
     onRecordSaved: (r) => transitions.recordSaved(r),
+    // a DAG's `logDir: ~/...` means the home the config's own `~` means
+    ...(io.env.HOME ? { userHome: io.env.HOME } : {}),
   });
   const dags = new DagFileLoader(config.paths.dagsDir);
   const events = new EngineEvents();

@@ -108,6 +108,13 @@ export const serve = async (
   return ExitCode.Ok;
 };
 
+/** The store's part of `GET /health`: its data folder must be writable, its writes succeeding. */
+const storeProblem = async (rt: Runtime): Promise<string | undefined> => {
+  const problems = [await dataDirProblem(rt.config.paths.dataDir), rt.store.writeErrors.problem()];
+  const found = problems.filter((p) => p !== undefined);
+  return found.length === 0 ? undefined : found.join('; ');
+};
+
 /** The `svc_*` metrics of a serving process, over its store, DAGs, scheduler and fleet. */
 const serveMetrics = (
   rt: Runtime,
@@ -129,6 +136,7 @@ const serveMetrics = (
       dagCount: async () =>
         (await dags.list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })).total,
       schedulerRunning: () => scheduler?.status.running() ?? false,
+      storeWriteErrors: () => store.writeErrors.counts(),
       ...(fleet
         ? {
             fleet: {
@@ -197,7 +205,7 @@ const httpDepsOf = (
         io.err(`error: ${message}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
     },
     health: createHealthProbe({
-      storeProblem: () => dataDirProblem(rt.config.paths.dataDir),
+      storeProblem: () => storeProblem(rt),
       ...(scheduler ? { schedulerAlive: scheduler.status.alive } : {}),
     }),
     metrics: () => metrics.render(),

@@ -97,6 +97,12 @@ export const LogChunkSchema = z.object({
   totalLines: z.number().int(),
   hasMore: z.boolean(),
   isEstimate: z.boolean(),
+  /**
+   * Beside the spec: present (true) when a write to the log failed (a full disk), so its content
+   * is incomplete; `truncatedReason` names the file and the error (docs/decisions.md).
+   */
+  truncated: z.literal(true).optional(),
+  truncatedReason: z.string().optional(),
 });
 
 export type ApiStep = z.infer<typeof ApiStepSchema>;

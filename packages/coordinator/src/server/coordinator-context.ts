@@ -2,6 +2,7 @@ import type { WorkerRegistry } from '../registry/worker-registry.js';
 import { CapacitySignal } from './capacity-signal.js';
 import type { CoordinatorDeps } from './coordinator-deps.js';
 import { DroppedRuns } from './dropped-runs.js';
+import { dirname } from 'node:path';
 import { LogChunkWriter } from '@trellis/store';
 import { RemoteRuns } from './remote-runs.js';
 import { WorkerCommands } from './worker-commands.js';
@@ -33,6 +34,12 @@ export const createContext = (
     dropped: new DroppedRuns(),
     commands: new WorkerCommands(runs, warn),
     capacity: new CapacitySignal(warn),
-    logs: new LogChunkWriter(deps.logDir, warn),
+    logs: new LogChunkWriter(deps.logDir, warn, {
+      ...(deps.writeErrors ? { writeErrors: deps.writeErrors } : {}),
+      runLogDirOf: async (run, root) => {
+        const r = await deps.store.getRun(run, { root }).catch(() => undefined);
+        return r === undefined || r.log === '' ? undefined : dirname(r.log);
+      },
+    }),
   };
 };

@@ -1,5 +1,6 @@
 import type { Clock } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
+import type { StoreWriteErrors } from '@trellis/store';
 import type { ChildRunsPort } from './child-runs-port.js';
 import type { CoordinatorStore } from './coordinator-store.js';
 import type { TlsFiles } from './credentials.js';
@@ -15,8 +16,10 @@ export interface WorkerChange {
 export interface CoordinatorDeps {
   readonly store: CoordinatorStore;
   readonly clock: Clock;
-  /** Where run and step logs live (the store's `logDir`). */
+  /** Where run and step logs live (the store's `logDir`; a DAG's own `logDir` adds its folder). */
   readonly logDir: string;
+  /** Where failed log writes are counted (`GET /health`, metrics): the store's. */
+  readonly writeErrors?: StoreWriteErrors;
   /** Listen address. @default 127.0.0.1 */
   readonly host?: string;
   /** Listen port; 0 picks a free one. @default 50055 */

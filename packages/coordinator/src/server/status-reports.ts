@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { StatusAck, StatusReport } from '../wire/messages.js';
@@ -57,7 +57,8 @@ export class StatusReports {
     deps.onRunUpdate?.(record);
     if (isFinalRunStatus(record.status)) {
       runs.remove(ref, root);
-      this.#ctx.logs.forgetUnder(join(deps.logDir, ref.name, ref.dagRunId));
+      const own = record.log !== '' ? dirname(record.log) : undefined;
+      this.#ctx.logs.forgetUnder(own ?? join(deps.logDir, ref.name, ref.dagRunId));
       this.#ctx.capacity.changed();
     }
     return { appliedSeq: req.seq, dropped: false };

@@ -129,7 +129,8 @@ export const startCoordinatorSide = async (
         queuedAt: now,
         startedAt: '',
         finishedAt: '',
-        log: store.runLogPath({ name: dag.name, dagRunId }),
+        // as admission does: under the DAG's own logDir when it sets one
+        log: store.runLogPath({ name: dag.name, dagRunId }, dag.logDir),
         params: dag.params.map((p) => ({ name: p.name, value: p.value })),
         nodes: [],
         preconditions: [],

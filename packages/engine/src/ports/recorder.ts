@@ -8,7 +8,10 @@ export interface StepLogs {
   readonly stderrPath: string;
   readonly stdout: Writable;
   readonly stderr: Writable;
-  /** Flushes and closes both streams. */
+  /**
+   * Flushes and closes both streams. Rejects with an error naming the file and the cause when a
+   * write to either of them failed (a full disk): the step's log is incomplete.
+   */
   close(): Promise<void>;
 }
 
@@ -33,6 +36,9 @@ export interface RunRecorder {
    * same files). `key` is the node name; handler nodes use `onExit` etc.
    */
   openStepLogs(key: string): Promise<StepLogs>;
-  /** Flushes the run log. */
+  /**
+   * Flushes and closes the run log, with the run's step logs made durable: the engine calls it
+   * before the final status is saved, and again at the very end (a later `log` reopens it).
+   */
   close(): Promise<void>;
 }

@@ -65,6 +65,11 @@ const runSteps = async (ctx: RunContext): Promise<void> => {
   if (!stop.stopping && !stop.timedOut && !ctx.progress.preconditionFailed) await schedule(ctx);
 };
 
+/** Closes (flushes) the run log; a failure is the recorder's to report, never the run's end. */
+const closeRunLog = async (ctx: RunContext): Promise<void> => {
+  await ctx.deps.recorder.close().catch(() => undefined);
+};
+
 /** Handlers, hook clean-up, the final status saved; then the hooks hear of it. */
 const endRun = async (ctx: RunContext, onStop: () => void): Promise<void> => {
   const r = ctx.record;
@@ -78,9 +83,12 @@ const endRun = async (ctx: RunContext, onStop: () => void): Promise<void> => {
   r.finishedAt = ctx.now();
   ctx.input.stop?.removeEventListener('abort', onStop);
   ctx.log(`run finished: ${runStatusLabel[r.status]}${r.error ? ` (${r.error})` : ''}`);
+  // The logs are complete on disk before the final status is: a power cut never leaves a final
+  // run with cut logs. Lines the hooks log after it reopen the run log; it is closed again.
+  await closeRunLog(ctx);
   await ctx.saver.persistNow();
   await ctx.hooks.runFinished(r);
-  await ctx.deps.recorder.close();
+  await closeRunLog(ctx);
   ctx.deps.events?.safeEmit('run:finished', r);
 };
 

@@ -123,7 +123,7 @@ export class Admission {
       nodes: req.nodes,
       status,
       now,
-      log: store.runLogPath({ name: req.dag.name, dagRunId: req.dagRunId }),
+      log: store.runLogPath({ name: req.dag.name, dagRunId: req.dagRunId }, req.dag.logDir),
       // a queued run has no owner yet: the process (or worker) that starts it becomes it
       ...(status === RunStatus.Queued ? {} : { owner: processes.owner }),
       ...(q ? { queue: q.name, queuedAt: now } : {}),

@@ -90,7 +90,7 @@ export class ChildRuns implements ChildRunner {
     const dryRun = req.dryRun;
     const record = dryRun
       ? this.#record(req, dag, RunStatus.NotStarted, '')
-      : this.#record(req, dag, RunStatus.Running, this.deps.store.runLogPath(ref));
+      : this.#record(req, dag, RunStatus.Running, this.deps.store.runLogPath(ref, dag.logDir));
     if (!dryRun) await this.deps.store.createRun(record, { dag, localDags });
     const onLog = this.deps.dryLog();
     const run = this.deps.local.launch({
@@ -114,7 +114,12 @@ export class ChildRuns implements ChildRunner {
     onStored?: () => void,
   ): Promise<ChildRunResult> {
     const ref = { name: dag.name, dagRunId: req.dagRunId };
-    const record = this.#record(req, dag, RunStatus.Queued, this.deps.store.runLogPath(ref));
+    const record = this.#record(
+      req,
+      dag,
+      RunStatus.Queued,
+      this.deps.store.runLogPath(ref, dag.logDir),
+    );
     record.queuedAt = record.createdAt;
     const final = await remote.run({ record, dag, localDags, selector }, req.abort, onStored);
     return childRunResult(dag.name, final, { remote: true });

@@ -12,6 +12,9 @@ export interface LogChunkData {
   readonly totalLines: number;
   readonly hasMore: boolean;
   readonly isEstimate: boolean;
+  /** Present when a write to the log failed: its content is incomplete (beside the spec). */
+  readonly truncated?: true;
+  readonly truncatedReason?: string;
 }
 
 /** Which lines of a log: `tail` > `head` > `offset` (+`limit`) > `limit` alone. */

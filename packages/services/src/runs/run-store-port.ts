@@ -29,8 +29,8 @@ export interface RunStorePort {
   /** Throws AppError not_found when the DAG never ran. */
   latestRun(dagName: string): Promise<DagRunRecord>;
   recorderFor(record: DagRunRecord): RunRecorder;
-  /** Where a run's log is (the record's `log`). */
-  runLogPath(ref: RunRef): string;
+  /** Where a run's log goes (the record's `log`); under the DAG's own `logDir` when it sets one. */
+  runLogPath(ref: RunRef, dagLogDir?: string): string;
   requestStop(ref: RunRef, scope?: StoreScope): Promise<void>;
   watchStop(ref: RunRef, scope: StoreScope, onStop: () => void): () => void;
   findOrphanedRuns(): Promise<DagRunRecord[]>;

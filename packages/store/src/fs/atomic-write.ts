@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rename, unlink } from 'node:fs';
+import { unlink } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { fd } from './fd.js';
@@ -7,7 +7,6 @@ import { fd } from './fd.js';
 /** Prefix of temporary files; readers and rebuilds skip names that start with a dot. */
 export const TEMP_PREFIX = '.tmp-';
 
-const renameP = promisify(rename);
 const unlinkP = promisify(unlink);
 
 /** A temporary path next to `path` (same directory, so the rename is atomic). */
@@ -19,9 +18,9 @@ export const tempPathFor = (path: string): string =>
 
 /**
  * Replaces `path` with `data` atomically: writes a temporary file in the same directory, fsyncs
- * it (unless `durable` is false), then renames it over `path`. A process crash leaves either the
- * old or the new content, never a torn file (docs/architecture.md, "Storage"); the fsync adds the same
- * guarantee across an operating-system crash or power loss. The temporary file is removed when
+ * it, renames it over `path`, then fsyncs the directory (no syncs when `durable` is false). A
+ * process crash leaves either the old or the new content, never a torn file (docs/architecture.md,
+ * "Storage"); the syncs add the same guarantee across an operating-system crash or power loss. The temporary file is removed when
  * any step fails. Errors are the file system's (a missing directory is `ENOENT`).
  */
 export const writeFileAtomic = async (
@@ -33,8 +32,10 @@ export const writeFileAtomic = async (
   let renamed = false;
   try {
     await writeNewFile(temp, data, opts);
-    await renameP(temp, path);
+    await fd.rename(temp, path);
     renamed = true;
+    // the new name, not only the content, must survive a power loss
+    if (opts.durable !== false) await fd.syncDir(dirname(path));
   } finally {
     if (!renamed) await unlinkP(temp).catch(() => undefined);
   }

@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { expandHome } from '@trellis/core';
 import { RUN_ID_PATTERN } from '@trellis/core';
 import type { RunRef } from '@trellis/spec';
 import { RUN_LOG_FILE, runLogPathIn, stepLogPathsBeside } from './log-locations.js';
@@ -45,6 +47,8 @@ export class StoreLayout {
   constructor(
     dataDir: string,
     readonly logDir: string,
+    /** What a leading `~` of a DAG's `logDir` means. */
+    readonly userHome: string = homedir(),
   ) {
     this.runsDir = join(dataDir, 'runs');
   }
@@ -79,8 +83,28 @@ export class StoreLayout {
     return join(this.logDir, ref.name, ref.dagRunId);
   }
 
-  runLogPath(ref: RunRef): string {
-    return runLogPathIn(this.logDir, ref);
+  /**
+   * Path of a run's log: under the DAG's own `logDir` when it sets one (a leading `~` is this
+   * process's home, a relative path is under the store's log folder), else under the store's.
+   */
+  runLogPath(ref: RunRef, dagLogDir?: string): string {
+    return runLogPathIn(this.logRootOf(dagLogDir), ref);
+  }
+
+  /** The folder a DAG's `logDir` names, absolute (docs/decisions.md, "DAG-level logDir"). */
+  logRootOf(dagLogDir: string | undefined): string {
+    if (dagLogDir === undefined || dagLogDir.trim() === '') return this.logDir;
+    const expanded = expandHome(dagLogDir.trim(), this.userHome);
+    return isAbsolute(expanded) ? expanded : resolve(this.logDir, expanded);
+  }
+
+  /**
+   * The folder of a run's logs as its record names it (`log`, which may be under a DAG's own
+   * `logDir`); the store's layout when the record has none.
+   */
+  runLogDirOf(record: RunRef & { readonly log: string }): string {
+    const own = record.log !== '' && basename(record.log) === RUN_LOG_FILE;
+    return own ? dirname(record.log) : this.runLogDir(record);
   }
 
   /** The `.out` and `.err` files of a node (`key` = node name, or `onExit` etc. for handlers). */

@@ -1,11 +1,13 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { finished } from 'node:stream/promises';
 import { dirname } from 'node:path';
 import type { Clock } from '@trellis/core';
 import type { RunRecorder, StepLogs } from '@trellis/engine';
 import type { DagRunRecord } from '@trellis/spec';
-import { messageOf } from '../fs/fs-errors.js';
+import { fd } from '../fs/fd.js';
+import type { StoreWriteErrors } from '../health/store-write-errors.js';
+import { endLogFile, LogFile } from './log-file.js';
+import { markTruncated } from './truncation-marker.js';
 
 /** What the local recorder needs from the store. */
 export interface LocalRecorderDeps {
@@ -16,19 +18,26 @@ export interface LocalRecorderDeps {
   readonly save: (record: DagRunRecord) => Promise<void>;
   readonly clock: Clock;
   readonly warn: (message: string) => void;
+  /** Where write errors are counted (health, metrics) and truncated logs remembered. */
+  readonly writeErrors: StoreWriteErrors;
 }
 
 /**
- * The recorder of a run executed in this process (docs/architecture.md, "The path of a run"): saves go straight
- * to the store, the run log and step logs are append-only files. Write errors on a log (a full
- * disk, a deleted directory) are reported through `warn`, never thrown into the engine.
+ * The recorder of a run executed in this process (docs/architecture.md, "The path of a run"):
+ * saves go straight to the store, the run log and step logs are append-only files. A write error
+ * on a log (a full disk, a deleted directory) never stops the run by itself: it is counted, said
+ * through `warn`, marked beside the file (the log endpoints report the log as truncated), and a
+ * step's `close` rejects with it, so the engine fails the step (docs/decisions.md, "Log write
+ * failures"). `close` makes every log written since the last `close` durable (fsync).
  */
 export class LocalRunRecorder implements RunRecorder {
   readonly runLogPath: string;
   readonly #deps: LocalRecorderDeps;
-  #runLog: WriteStream | undefined;
+  #runLog: LogFile | undefined;
   /** Directories known to exist: a step's log folder is created once per run, not per step. */
   readonly #dirs = new Set<string>();
+  /** Files opened since the last `close`: it fsyncs those that got bytes, and their folders. */
+  readonly #unsynced = new Set<LogFile>();
 
   constructor(deps: LocalRecorderDeps) {
     this.#deps = deps;
@@ -53,20 +62,25 @@ export class LocalRunRecorder implements RunRecorder {
     const { stdoutPath, stderrPath } = this.#deps.stepLogPaths(key);
     const dir = dirname(stdoutPath);
     if (!this.#dirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      this.#dirs.add(dir);
+      // a folder that cannot be made fails the files' opening, reported by them
+      await mkdir(dir, { recursive: true }).then(
+        () => this.#dirs.add(dir),
+        () => undefined,
+      );
     }
-    // Not waiting for 'open': writes are buffered until the file is open, and an open error is
-    // reported through warn like any later write error. Saves two round trips per step.
-    const stdout = appendStream(stdoutPath, this.#deps.warn);
-    const stderr = appendStream(stderrPath, this.#deps.warn);
+    // Not waiting for 'open': writes are buffered until the file is open. Saves two round trips
+    // per step.
+    const stdout = this.#open(stdoutPath);
+    const stderr = this.#open(stderrPath);
     return {
       stdoutPath,
       stderrPath,
       stdout,
       stderr,
       close: async () => {
-        await Promise.all([endStream(stdout), endStream(stderr)]);
+        await Promise.all([endLogFile(stdout), endLogFile(stderr)]);
+        const failed = [stdout, stderr].find((f) => f.failure !== undefined);
+        if (failed) throw new Error(this.#deps.writeErrors.truncation(failed.path));
       },
     };
   }
@@ -74,30 +88,43 @@ export class LocalRunRecorder implements RunRecorder {
   async close(): Promise<void> {
     const s = this.#runLog;
     this.#runLog = undefined;
-    if (s !== undefined) await endStream(s);
+    if (s !== undefined) await endLogFile(s);
+    const files = [...this.#unsynced];
+    this.#unsynced.clear();
+    if (files.length === 0) return;
+    // an empty file needs no data synced, only its name (the folder's sync)
+    const paths = files.filter((f) => f.written > 0).map((f) => f.path);
+    const dirs = new Set(files.map((f) => dirname(f.path)));
+    await Promise.all([
+      ...paths.map((p) => fd.syncFile(p).catch((e: unknown) => this.#failed(p, e))),
+      ...[...dirs].map((d) => fd.syncDir(d).catch((e: unknown) => this.#failed(d, e))),
+    ]);
   }
 
-  #stream(): WriteStream {
+  #open(path: string): LogFile {
+    const file = new LogFile(path, (p, e) => this.#failed(p, e));
+    this.#unsynced.add(file);
+    return file;
+  }
+
+  #failed(path: string, e: unknown): void {
+    const { message } = this.#deps.writeErrors.note('log', path, e);
+    this.#deps.warn(message);
+    void markTruncated(path, message);
+  }
+
+  #stream(): LogFile {
     if (this.#runLog === undefined) {
       // Synchronous once per run: log() is synchronous by contract.
       const dir = dirname(this.runLogPath);
-      if (!this.#deps.logDirExists) mkdirSync(dir, { recursive: true });
+      try {
+        if (!this.#deps.logDirExists) mkdirSync(dir, { recursive: true });
+      } catch {
+        // the file's opening fails and reports it
+      }
       this.#dirs.add(dir); // step logs live there too
-      this.#runLog = appendStream(this.runLogPath, this.#deps.warn);
+      this.#runLog = this.#open(this.runLogPath);
     }
     return this.#runLog;
   }
 }
-
-const appendStream = (path: string, warn: (m: string) => void): WriteStream => {
-  const s = createWriteStream(path, { flags: 'a' });
-  s.on('error', (e) => warn(`log file ${path} could not be written: ${messageOf(e)}`));
-  return s;
-};
-
-/** Ends a stream and waits until its file is flushed and closed. */
-const endStream = async (s: WriteStream): Promise<void> => {
-  if (s.closed || s.destroyed) return;
-  s.end();
-  await finished(s).catch(() => undefined); // a write error was already reported by its listener
-};

@@ -23,6 +23,13 @@ export interface LogChunk {
   /** True when lines follow the returned ones (for `tail`: precede them). */
   readonly hasMore: boolean;
   readonly isEstimate: boolean;
+  /**
+   * Present (true) when a write to the file failed: its content is incomplete
+   * (docs/decisions.md, "Log write failures"). Beside the spec's fields.
+   */
+  readonly truncated?: true;
+  /** Why the log is incomplete (the file and the error, e.g. `ENOSPC`), with `truncated`. */
+  readonly truncatedReason?: string;
 }
 
 /** Lines returned when no `tail`, `head` or `limit` says otherwise (docs/decisions.md). */

@@ -14,6 +14,8 @@ export interface FsRunStoreOptions {
    * record skipped by an index rebuild, a log write error. @default ignore
    */
   readonly warn?: (message: string) => void;
+  /** The home folder a DAG's `logDir` starting with `~` means. @default os.homedir() */
+  readonly userHome?: string;
   /** Compact a DAG's index when it holds more than this many lines per live run. @default 4 */
   readonly indexCompactFactor?: number;
   /**

@@ -1,12 +1,15 @@
-import type { Clock } from '@trellis/core';
+import { AppError, type Clock } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
-import { isMissing, messageOf } from '../fs/fs-errors.js';
+import { errnoOf, isMissing, messageOf } from '../fs/fs-errors.js';
+import { StoreWriteErrors } from '../health/store-write-errors.js';
+import { stepLogPathsBeside } from '../layout/log-locations.js';
 import { StoreLayout } from '../layout/store-layout.js';
 import { LocalRunRecorder } from '../logs/local-recorder.js';
 import type { LogChunk, LogQuery } from '../logs/log-window.js';
 import { followLog, type LogFollow, type LogLinesListener } from '../logs/log-follower.js';
 import { readLogChunk } from '../logs/read-log-chunk.js';
+import { readTruncation } from '../logs/truncation-marker.js';
 import { hasStopRequest, watchStopFile, writeStopRequest } from '../stop/stop-request.js';
 import { cleanupStore, type CleanupReport, type RetentionDays } from './cleanup-all.js';
 import { DagIndexes } from './dag-indexes.js';
@@ -43,9 +46,11 @@ export class FsRunStore {
   readonly #writer: RunWriter;
   readonly #reader: RunReader;
   readonly #deleter: RunDeleter;
+  /** The store's write errors (`GET /health`, `svc_store_write_errors_total`, truncated logs). */
+  readonly writeErrors: StoreWriteErrors;
 
   constructor(options: FsRunStoreOptions) {
-    const layout = new StoreLayout(options.dataDir, options.logDir);
+    const layout = new StoreLayout(options.dataDir, options.logDir, options.userHome);
     const clock = options.clock;
     const warn = options.warn ?? (() => undefined);
     // Per-run chain: saves of one run are applied in call order (deletions wait for them).
@@ -58,6 +63,7 @@ export class FsRunStore {
     });
     this.#layout = layout;
     this.#clock = clock;
+    this.writeErrors = new StoreWriteErrors(clock);
     this.#warn = warn;
     this.#indexes = indexes;
     this.#writer = new RunWriter({
@@ -80,10 +86,15 @@ export class FsRunStore {
 
   /**
    * A chunk of a log file (run or step log) without loading the file (spec: Log chunk), so the
-   * store can serve the API's run queries directly. Errors: not_found for a missing file.
+   * store can serve the API's run queries directly; `truncated` when a write to the file failed
+   * (known to this process, or marked beside the file). Errors: not_found for a missing file.
    */
-  readLog(path: string, query: LogQuery = {}): Promise<LogChunk> {
-    return readLogChunk(path, query);
+  async readLog(path: string, query: LogQuery = {}): Promise<LogChunk> {
+    const [chunk, reason] = await Promise.all([
+      readLogChunk(path, query),
+      this.writeErrors.truncation(path) ?? readTruncation(path),
+    ]);
+    return reason === undefined ? chunk : { ...chunk, truncated: true, truncatedReason: reason };
   }
 
   /**
@@ -99,9 +110,12 @@ export class FsRunStore {
     return followLog(path, fromLine, onLines, onError);
   }
 
-  /** Path of a run's log (`<logDir>/<dag>/<id>/run.log`), for the record's `log`. */
-  runLogPath(ref: RunRef): string {
-    return this.#layout.runLogPath(ref);
+  /**
+   * Path of a run's log (`<logDir>/<dag>/<id>/run.log`), for the record's `log`; under
+   * `dagLogDir` (the DAG's `logDir`: `~` expanded, relative to the store's log folder) when given.
+   */
+  runLogPath(ref: RunRef, dagLogDir?: string): string {
+    return this.#layout.runLogPath(ref, dagLogDir);
   }
 
   /**
@@ -125,7 +139,12 @@ export class FsRunStore {
    * Errors: `not_found` when the run was never created.
    */
   saveRun(record: DagRunRecord): Promise<void> {
-    return this.#writer.saveRun(record);
+    return this.#writer.saveRun(record).catch((e: unknown) => {
+      // a file system failure (ENOSPC, EIO) is the store's disk trouble; not_found is not
+      if (!AppError.is(e) && errnoOf(e) !== undefined)
+        this.writeErrors.note('record', `${record.name}/${record.dagRunId}`, e);
+      throw e;
+    });
   }
 
   /**
@@ -175,16 +194,21 @@ export class FsRunStore {
     return this.#reader.listChildren(rootRef);
   }
 
-  /** The recorder of a run executed in this process: saves here, logs under `logDir`. */
+  /**
+   * The recorder of a run executed in this process: saves here, logs where the record's `log`
+   * says (its DAG's `logDir`), else under the store's `logDir`.
+   */
   recorderFor(record: DagRunRecord): RunRecorder {
     const ref: RunRef = { name: record.name, dagRunId: record.dagRunId };
+    const runLogPath = record.log !== '' ? record.log : this.#layout.runLogPath(ref);
     return new LocalRunRecorder({
-      runLogPath: this.#layout.runLogPath(ref),
-      logDirExists: this.#writer.takeMadeLogDir(this.#layout.runLogDir(record)),
-      stepLogPaths: (key) => this.#layout.stepLogPaths(ref, key),
+      runLogPath,
+      logDirExists: this.#writer.takeMadeLogDir(this.#layout.runLogDirOf(record)),
+      stepLogPaths: (key) => stepLogPathsBeside(runLogPath, key),
       save: (r) => this.saveRun(r),
       clock: this.#clock,
       warn: this.#warn,
+      writeErrors: this.writeErrors,
     });
   }
 

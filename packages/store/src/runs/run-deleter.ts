@@ -84,7 +84,13 @@ export class RunDeleter {
   async #finishTrash(dagName: string, dagRunId: string, trash: string): Promise<void> {
     const index = this.#deps.index(dagName);
     const children = new Map<string, RunRef>();
-    for (const c of await this.childRecords(trash)) children.set(c.dagRunId, c);
+    const childRecords = await this.childRecords(trash);
+    for (const c of childRecords) children.set(c.dagRunId, c);
+    const own = await readRecordFile(join(trash, STATUS_FILE)).catch(() => undefined);
+    const logDirs = [own, ...childRecords]
+      .filter((r): r is DagRunRecord => r !== undefined)
+      .map((r) => this.#deps.layout.runLogDirOf(r))
+      .filter((d, i, all) => all.indexOf(d) === i);
     for (const e of await index.entries())
       if (isChildRun(e.summary) && e.summary.root.dagRunId === dagRunId)
         children.set(e.summary.dagRunId, e.summary);
@@ -92,6 +98,8 @@ export class RunDeleter {
     await index.remove([dagRunId, ...[...children.values()].map((c) => indexKeyOf(c, root))]);
     for (const r of [root, ...children.values()])
       await rm(this.#deps.layout.runLogDir(r), { recursive: true, force: true });
+    // logs under a DAG's own logDir, where the records say they are
+    for (const dir of logDirs) await rm(dir, { recursive: true, force: true });
     await rm(trash, { recursive: true, force: true });
   }
 

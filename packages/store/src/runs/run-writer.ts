@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RunStatus, alreadyExists, notFound, type Clock } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
 import { tempPathFor, writeFileAtomic, writeNewFile } from '../fs/atomic-write.js';
+import { fd } from '../fs/fd.js';
 import { isExisting, isMissing } from '../fs/fs-errors.js';
 import { exists } from '../fs/path-exists.js';
 import { SNAPSHOT_FILE, STATUS_FILE, type StoreLayout } from '../layout/store-layout.js';
@@ -54,7 +55,7 @@ export class RunWriter {
     const dag = JSON.stringify(snapshot);
     const summary = toRunSummary(record);
     // A run created running is not synced (like its later running saves, see saveRun): after an
-    // OS crash it is recovered as failed, or gone with its folder (directories are not synced).
+    // OS crash it is recovered as failed, or gone with its folder (its directory is not synced).
     const durable = isDurableStatus(record.status);
     await this.#deps.saves.run(loc.dir, async () => {
       if (root !== undefined && !(await exists(layout.locate(root).dir)))
@@ -70,13 +71,15 @@ export class RunWriter {
           writeNewFile(join(temp, SNAPSHOT_FILE), dag, { durable }),
           writeNewFile(join(temp, STATUS_FILE), status, { durable }),
         ]);
-        await rename(temp, loc.dir);
+        await fd.rename(temp, loc.dir);
       } catch (e) {
         await rm(temp, { recursive: true, force: true });
         if (isExisting(e)) throw alreadyExists(kind, record.dagRunId);
         throw e;
       }
-      const logDir = layout.runLogDir(record);
+      // an accepted (queued) or final run must not vanish with its folder's name at a power cut
+      if (durable) await fd.syncDir(parent);
+      const logDir = layout.runLogDirOf(record);
       await Promise.all([
         mkdir(logDir, { recursive: true }).then(() => this.#noteLogDir(logDir)),
         this.#deps.indexes.of(loc.indexDag).put(summary),
@@ -118,11 +121,12 @@ export class RunWriter {
         // Durable (fsync) for the states that must survive a power loss: queued and final. The
         // saves in between are atomic renames; after an OS crash a run left "running" is
         // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
-        await rename(temp, statusPath);
+        await fd.rename(temp, statusPath);
         renamed = true;
-        // published once the record is readable, before the index line (its sync would delay
-        // a waiting client by milliseconds; the record, not the index, answers a run read)
+        // published once the record is readable (as every read sees it), before the directory
+        // sync and the index line, whose syncs would delay a waiting client by milliseconds
         this.#saved(serialized);
+        if (durable) await fd.syncDir(loc.dir);
         if (durable) this.#written.delete(statusPath);
         else this.#written.set(statusPath, record.revision);
       } catch (e) {

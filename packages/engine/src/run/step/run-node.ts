@@ -39,16 +39,27 @@ const preconditionsMet = async (
 };
 
 /**
- * Closing (flushing) the log files does not hold up the next step; the run waits for all of them
- * before it reports its end.
+ * Step logs whose `close` runs once: a step that ends by its verdict closes them first (a write
+ * failure then fails it, see step-policies.ts), and the same promise answers the later closes.
+ */
+const closingOnce = (logs: StepLogs): StepLogs => {
+  let closing: Promise<void> | undefined;
+  return { ...logs, close: () => (closing ??= logs.close()) };
+};
+
+/**
+ * The log files of a node that ended otherwise (cancelled, skipped) are closed without holding up
+ * the next step; the run waits for all of them before it saves its final status. A failure the
+ * verdict already reported is not logged again.
  */
 const closeLater = (ctx: RunContext, n: NodeRecord, logs: StepLogs, closed: () => void): void => {
   ctx.closing.push(
     logs
       .close()
-      .catch((e: unknown) =>
-        ctx.log(`could not close the logs of step "${n.step.name}": ${(e as Error).message}`),
-      )
+      .catch((e: unknown) => {
+        if (!n.error.includes((e as Error).message))
+          ctx.log(`could not close the logs of step "${n.step.name}": ${(e as Error).message}`);
+      })
       .finally(closed),
   );
 };
@@ -68,7 +79,7 @@ export const runNode = async (
   n.startedAt = ctx.now();
   n.finishedAt = '';
   n.error = '';
-  const logs = await ctx.deps.recorder.openStepLogs(n.step.name);
+  const logs = closingOnce(await ctx.deps.recorder.openStepLogs(n.step.name));
   // The node's hooks hear of its end once its logs are complete on disk (mailOnError attaches them).
   let closed: () => void = () => undefined;
   ctx.logsClosed.set(n, new Promise<void>((resolve) => (closed = resolve)));

@@ -46,6 +46,24 @@ const attemptWithRetries = async (
   }
 };
 
+/**
+ * The last execution's result once the node's log files are closed: a log that could not be
+ * written (a full disk) fails the step, naming the file and the error, even when its command
+ * succeeded; `continueOn.failure` lets the run go on (docs/decisions.md, "Log write failures").
+ */
+const withLogOutcome = async (logs: StepLogs, result: AttemptResult): Promise<AttemptResult> => {
+  try {
+    await logs.close();
+    return result;
+  } catch (e) {
+    const error = `the step's log is incomplete: ${(e as Error).message}`;
+    // exitCode null: only continueOn.failure (not an exit code list) lets it pass
+    return { ...result, ok: false, exitCode: null, error: join(result.error, error) };
+  }
+};
+
+const join = (a: string, b: string): string => (a === '' ? b : `${a}; ${b}`);
+
 /** Ends the node as its last execution's result and `continueOn` say. */
 const finishByVerdict = (
   ctx: RunContext,
@@ -89,7 +107,7 @@ export const executeWithPolicies = async (
     const repeat = await repeatAfter(ctx, n, scope, result);
     if (repeat === 'repeat') continue;
     if (repeat === 'stopped') finishNode(ctx, n, NodeStatus.Cancelled, ctx.stop.reason);
-    else finishByVerdict(ctx, n, result, isHandler);
+    else finishByVerdict(ctx, n, await withLogOutcome(logs, result), isHandler);
     return;
   }
 };
