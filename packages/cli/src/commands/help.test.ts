@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../run-cli.js';
 import { COMMANDS } from './registry.js';
-import { STORE_OPTIONS } from './flags.js';
+import { STORE_OPTIONS, type FlagSpec } from './flags.js';
 
 const help = async (name: string): Promise<{ code: number; out: string }> => {
   const out: string[] = [];
@@ -22,7 +22,10 @@ describe('trellis <command> --help', () => {
       expect(code).toBe(0);
       expect(out).toMatch(new RegExp(`^usage: trellis ${name}\\b`));
       const lines = out.split('\n');
-      for (const [flag, spec] of Object.entries({ ...STORE_OPTIONS, ...command.options })) {
+      for (const [flag, spec] of Object.entries<FlagSpec>({
+        ...STORE_OPTIONS,
+        ...command.options,
+      })) {
         const at = lines.findIndex((l) => new RegExp(`^ +(-\\w, )?--${flag}\\b`).test(l));
         expect(at, `--${flag} of ${name}`).toBeGreaterThan(-1);
         expect(lines[at]).toContain(spec.description);
