@@ -2,7 +2,7 @@ import { AppError, ConfigError, nodeStatusLabel, type NodeStatus } from '@trelli
 import { ExitCode, type CliIo } from '../io.js';
 import type { Runtime } from '../wiring/runtime.js';
 
-export { parseCommandArgs, STORE_OPTIONS } from './flags.js';
+export { parseCommandArgs } from './flags.js';
 
 /** Params from `-p` and the words after `--` (the latter win, as later overrides). */
 export const paramsFrom = (p: string | undefined, rest: readonly string[]): string | undefined => {

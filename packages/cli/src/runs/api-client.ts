@@ -24,7 +24,7 @@ export class ApiError extends Error {
  * The API base of `--server`: `http(s)://host:port[/basePath]`, `/api/v2` appended unless given.
  * Throws a usage-worthy message for anything else.
  */
-export const apiBaseOf = (server: string): string => {
+const apiBaseOf = (server: string): string => {
   let url: URL;
   try {
     url = new URL(server);

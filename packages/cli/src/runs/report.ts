@@ -4,7 +4,7 @@ import { nodesOf } from './follow-logs.js';
 import type { RunSource } from './run-source.js';
 
 /** Lines of a failed step's stderr shown after the run. */
-export const STDERR_TAIL_LINES = 20;
+const STDERR_TAIL_LINES = 20;
 
 /**
  * The exit code that tells a run's result: 0 finished, 1 failed or partial success, 3 cancelled;
@@ -26,7 +26,7 @@ export const exitCodeFor = (status: number): ExitCode => {
  * For every failed step (and handler) of the run: its error and the last
  * {@link STDERR_TAIL_LINES} lines of its stderr, each on its own line for `err`.
  */
-export const reportFailedSteps = async (
+const reportFailedSteps = async (
   source: RunSource,
   d: ApiRunDetails,
   err: (line: string) => void,

@@ -2,7 +2,7 @@ import { isFinalRunStatus, type ApiRunDetails, type RunStatus } from '@trellis/c
 import type { RunRef, RunSource } from './run-source.js';
 
 /** How long one long-poll asks the server to hold the answer, at most (seconds). */
-export const LONG_POLL_SEC = 30;
+const LONG_POLL_SEC = 30;
 /** The pause before asking again when the answer came at once (a server without long-poll). */
 export const POLL_PAUSE_MS = 250;
 
