@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,11 +88,9 @@ describe('trellis start, status, retry and dry', () => {
     expect(
       trellis('start', 'params', '--run-id', 'p1', '--', 'NAME=from cli', 'first').status,
     ).toBe(0);
-    const status = JSON.parse(trellis('status', 'params', '--json').stdout) as { params: unknown };
-    expect(status.params).toEqual([
-      { name: '1', value: 'first' },
-      { name: 'NAME', value: 'from cli' },
-    ]);
+    // --json prints the API's run details: params as JSON object text
+    const status = JSON.parse(trellis('status', 'params', '--json').stdout) as { params: string };
+    expect(JSON.parse(status.params)).toEqual({ 1: 'first', NAME: 'from cli' });
   });
 
   it('shows the latest run as a table and as JSON', () => {
@@ -121,6 +119,35 @@ describe('trellis start, status, retry and dry', () => {
     expect(spawnSync('test', ['-e', marker]).status).toBe(1);
   });
 
+  it("prints the failed step's error and the tail of its stderr, and status exits 1", () => {
+    dag(
+      'boom',
+      'steps:\n  - name: explode\n    command: sh -c \'for i in $(seq 1 30); do echo "e$i" >&2; done; exit 3\'\n',
+    );
+    const r = trellis('start', 'boom', '--run-id', 'b1');
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/explode failed .*: exit status 3/);
+    expect(r.stderr).toContain('step "explode" failed: exit status 3');
+    const tail = r.stderr.split('\n').filter((l) => l.startsWith('  | '));
+    expect(tail).toEqual(Array.from({ length: 20 }, (_, i) => `  | e${i + 11}`));
+    const status = trellis('status', 'boom');
+    expect(status.status).toBe(1);
+    expect(status.stdout).toMatch(/^run {7}b1 \(failed\)$/m);
+  });
+
+  it('start --json prints only the run details with statusLabel on stdout', () => {
+    dag('hello', 'steps:\n  - name: greet\n    command: echo hi\n');
+    const r = trellis('start', 'hello', '--run-id', 'j1', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      dagRunId: 'j1',
+      status: 4,
+      statusLabel: 'finished',
+      nodes: [{ statusLabel: 'finished' }],
+    });
+    expect(r.stderr).toMatch(/greet finished/);
+  });
+
   it('refuses an invalid DAG with its problems and exit 1', () => {
     dag('bad', 'steps:\n  - {name: a, comand: x}\n');
     const r = trellis('start', 'bad');
@@ -139,14 +166,14 @@ describe('trellis start, status, retry and dry', () => {
 });
 
 describe('trellis stop and signals', () => {
-  it('stops a run running in another process; that process exits 1 with the run cancelled', async () => {
+  it('stops a run running in another process; that process exits 3 with the run cancelled', async () => {
     dag('long', 'steps:\n  - {name: wait, command: "sleep 60"}\n');
     const { child, out } = await background(/wait started/, 'start', 'long', '--run-id', 'l1');
     const stop = trellis('stop', 'long');
     expect(stop.status).toBe(0);
     expect(stop.stdout).toBe('stop requested for run l1 of DAG "long"\n');
     const [code] = (await once(child, 'exit')) as [number];
-    expect(code).toBe(1);
+    expect(code).toBe(3);
     expect(out()).toMatch(/run l1 of DAG "long": cancelled/);
   });
 
@@ -155,7 +182,7 @@ describe('trellis stop and signals', () => {
     const { child, out } = await background(/wait started/, 'start', 'long', '--run-id', 'l2');
     child.kill('SIGTERM');
     const [code] = (await once(child, 'exit')) as [number];
-    expect(code).toBe(1);
+    expect(code).toBe(3);
     expect(out()).toMatch(/: cancelled/);
   });
 
@@ -166,13 +193,18 @@ describe('trellis stop and signals', () => {
     const { child } = await background(/wait started/, 'start', 'doomed', '--run-id', 'd1');
     await processAppears(tag);
     // the step's process group is recorded right after it is spawned: wait for that save
-    for (let i = 0; i < 250; i++) {
-      const rec = JSON.parse(trellis('status', 'doomed', '--json').stdout) as {
-        nodes: { pid?: number }[];
-      };
-      if (rec.nodes[0]?.pid !== undefined) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // (the stored record: the API shape that status --json prints has no pid)
+    const statusFile = join(home, 'data', 'runs', 'doomed', 'd1', 'status.json');
+    const pidSaved = (): boolean => {
+      try {
+        const rec = JSON.parse(readFileSync(statusFile, 'utf8')) as { nodes: { pid?: number }[] };
+        return rec.nodes[0]?.pid !== undefined;
+      } catch {
+        return false; // not written yet
+      }
+    };
+    for (let i = 0; i < 250 && !pidSaved(); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(pidSaved()).toBe(true);
     child.kill('SIGKILL');
     await once(child, 'exit');
     expect(processAlive(tag)).toBe(true); // the step's process group outlived its owner
@@ -189,6 +221,18 @@ describe('trellis stop and signals', () => {
     expect(record.error).toMatch(/died before it finished/);
     expect(record.nodes[0]?.status).toBe(2);
     expect(processAlive(tag)).toBe(false); // and its leftover process group was killed
+  });
+
+  it('a start that was only queued says so and exits 6, not 0', async () => {
+    dag('solo', 'maxActiveRuns: 1\nsteps:\n  - {name: wait, command: "sleep 60"}\n');
+    const { child } = await background(/wait started/, 'start', 'solo', '--run-id', 's1');
+    const r = trellis('start', 'solo', '--run-id', 's2');
+    expect(r.status).toBe(6);
+    expect(r.stdout).toMatch(/run s2 of DAG "solo" is queued in queue "solo"/);
+    expect(r.stdout).toMatch(/not waiting for it \(exit code 6\); pass --wait/);
+    expect(trellis('dequeue', 'solo:s2').status).toBe(0);
+    expect(trellis('stop', 'solo', '--run-id', 's1').status).toBe(0);
+    expect((await once(child, 'exit'))[0]).toBe(3);
   });
 
   it('says when there is nothing to stop', () => {

@@ -7,6 +7,20 @@ export interface CliIo {
   readonly cwd: string;
 }
 
-/** Exit codes: 0 success, 1 the command ran and found a failure, 2 usage or not available. */
-export const ExitCode = { Ok: 0, Failure: 1, Usage: 2 } as const;
+/**
+ * Exit codes (docs/cli.md, "Exit codes"): 0 success; 1 the command ran and found a failure (a
+ * failed or partially succeeded run, a refused request); 2 usage or not available; 3 the run
+ * ended cancelled; 4 `--wait-timeout` passed before the run ended; 5 the server could not be
+ * used (unreachable, credentials refused, a server error, an answer that is not the API's); 6 a
+ * local `start` only queued the run (nothing in this process runs it) and was not told to wait.
+ */
+export const ExitCode = {
+  Ok: 0,
+  Failure: 1,
+  Usage: 2,
+  Cancelled: 3,
+  WaitTimeout: 4,
+  ServerError: 5,
+  Queued: 6,
+} as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

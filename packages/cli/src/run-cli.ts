@@ -1,4 +1,5 @@
 import { twoWordCommandFor } from './commands/command-hint.js';
+import { commandHelp } from './commands/help.js';
 import { COMMANDS, findCommand } from './commands/registry.js';
 import { ExitCode, type CliIo } from './io.js';
 
@@ -20,6 +21,15 @@ const helpText = (): string => {
     'Settings come from $SVC_HOME/config.yaml, SVC_* environment variables and flags, in that order.',
   ].join('\n');
 };
+
+/** `--help` or `-h` among a command's own words (before `--`, after which params follow). */
+const wantsHelp = (rest: readonly string[]): boolean => {
+  const end = rest.indexOf('--');
+  return (end === -1 ? rest : rest.slice(0, end)).some((w) => w === '--help' || w === '-h');
+};
+
+/** node's parseArgs messages go on with advice about `--`; the first sentence says it. */
+const firstSentence = (message: string): string => message.split(/\.\s/)[0]?.trim() ?? message;
 
 /**
  * Runs `trellis` with `args` (the words after the program name). Returns the exit code; never
@@ -44,11 +54,17 @@ export const runCli = async (args: readonly string[], io: CliIo): Promise<ExitCo
     return ExitCode.Usage;
   }
   const { command, rest } = found;
+  if (wantsHelp(rest)) {
+    io.out(commandHelp(command));
+    return ExitCode.Ok;
+  }
   try {
     return await command.run(rest, io);
   } catch (e) {
     if (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS')) {
-      io.err(`trellis ${command.name}: ${e.message}\nusage: ${command.usage}`);
+      io.err(
+        `trellis ${command.name}: ${firstSentence(e.message)} (run \`trellis ${command.name} --help\` for every flag)\nusage: ${command.usage}`,
+      );
       return ExitCode.Usage;
     }
     throw e;

@@ -1,18 +1,22 @@
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
 import { parseCommandArgs, withRuntime } from './common.js';
+import type { FlagSpecs } from './flags.js';
 
 const USAGE = 'trellis cleanup --older-than <days>';
 
+const OPTIONS = {
+  'older-than': {
+    type: 'string',
+    value: '<days>',
+    description: 'delete the runs that ended more than this many days ago',
+    example: 'trellis cleanup --older-than 30',
+  },
+} as const satisfies FlagSpecs;
+
 /** `trellis cleanup`: deletes run history (records, child runs, logs) older than N days. */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
-  const { values, positionals } = parseCommandArgs(args, {
-    'older-than': { type: 'string' },
-  });
-  if (values.help) {
-    io.out(`usage: ${USAGE}`);
-    return ExitCode.Ok;
-  }
+  const { values, positionals } = parseCommandArgs(args, OPTIONS);
   const text = values['older-than'];
   const days = text === undefined || !/^\d+$/.test(text.trim()) ? NaN : Number(text);
   if (positionals.length > 0 || Number.isNaN(days)) {
@@ -41,5 +45,6 @@ export const cleanupCommand: Command = {
   name: 'cleanup',
   summary: 'delete run history older than a number of days',
   usage: USAGE,
+  options: OPTIONS,
   run,
 };

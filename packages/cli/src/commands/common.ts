@@ -1,63 +1,8 @@
-import { parseArgs } from 'node:util';
-import {
-  AppError,
-  ConfigError,
-  nodeStatusLabel,
-  runStatusLabel,
-  RunStatus,
-  type NodeStatus,
-} from '@trellis/core';
-import type { StartedRun } from '@trellis/services';
-import type { DagRunRecord } from '@trellis/spec';
+import { AppError, ConfigError, nodeStatusLabel, type NodeStatus } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Runtime } from '../wiring/runtime.js';
 
-/** One flag of a command, as node:util parseArgs takes it. */
-export interface OptionSpec {
-  readonly type: 'string' | 'boolean';
-  readonly short?: string;
-}
-
-/** Flags every store-using command accepts. */
-export const STORE_OPTIONS = {
-  home: { type: 'string' },
-  config: { type: 'string' },
-  dags: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies Record<string, OptionSpec>;
-
-/** Parsed flag values, typed by their specs. */
-export type FlagValues<O> = {
-  [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : string;
-};
-
-/** A command's parsed arguments; `rest` holds the words after `--` (DAG params). */
-export interface CommandArgs<O> {
-  readonly values: FlagValues<O & typeof STORE_OPTIONS>;
-  readonly positionals: string[];
-  readonly rest: string[];
-}
-
-/** Parses a command's arguments strictly (an unknown flag is a usage error). */
-export const parseCommandArgs = <O extends Record<string, OptionSpec>>(
-  args: readonly string[],
-  options: O,
-): CommandArgs<O> => {
-  const dashdash = args.indexOf('--');
-  const own = dashdash === -1 ? [...args] : args.slice(0, dashdash);
-  const rest = dashdash === -1 ? [] : args.slice(dashdash + 1);
-  const parsed = parseArgs({
-    args: own,
-    options: { ...STORE_OPTIONS, ...options },
-    allowPositionals: true,
-    strict: true,
-  });
-  return {
-    values: parsed.values,
-    positionals: parsed.positionals,
-    rest,
-  };
-};
+export { parseCommandArgs } from './flags.js';
 
 /** Params from `-p` and the words after `--` (the latter win, as later overrides). */
 export const paramsFrom = (p: string | undefined, rest: readonly string[]): string | undefined => {
@@ -165,15 +110,6 @@ export const followProgress = (rt: Runtime, io: CliIo): ((dagRunId: string) => v
   };
 };
 
-/** The closing line of a foreground run, and its exit code: 0 only for a finished run. */
-export const finishLine = (io: CliIo, r: DagRunRecord): ExitCode => {
-  io.out(
-    `run ${r.dagRunId} of DAG "${r.name}": ${runStatusLabel[r.status]}${r.error ? ` (${r.error})` : ''}`,
-  );
-  io.out(`log: ${r.log}`);
-  return r.status === RunStatus.Succeeded ? ExitCode.Ok : ExitCode.Failure;
-};
-
 /** Stops the run on SIGINT/SIGTERM (the run ends cancelled and its handlers run). */
 export const stopOnSignals = (io: CliIo, stop: () => Promise<void>): (() => void) => {
   const handler = (sig: NodeJS.Signals): void => {
@@ -195,34 +131,3 @@ export const stopOnSignals = (io: CliIo, stop: () => Promise<void>): (() => void
  */
 export const dagNameOf = (rt: Runtime, ref: string, cwd: string): string =>
   rt.dags.nameOf(ref, cwd);
-
-/**
- * Runs in the foreground what `start` starts: prints each step transition, the `startedLine`,
- * stops the run on SIGINT/SIGTERM, and ends with the closing line; exit 0 only for a finished run.
- */
-export const runInForeground = async (
-  rt: Runtime,
-  io: CliIo,
-  start: () => Promise<StartedRun>,
-  startedLine: (record: DagRunRecord) => string,
-): Promise<ExitCode> => {
-  const follow = followProgress(rt, io);
-  const started = await start();
-  const { name, dagRunId } = started.record;
-  if (started.queued) {
-    io.out(
-      `run ${dagRunId} of DAG "${name}" is queued in queue "${started.record.queue}" (it is full or others wait); ` +
-        'trellis start-all or trellis scheduler starts it in its turn',
-    );
-    return ExitCode.Ok;
-  }
-  // before anything is printed: whoever reacts to the output may signal at once
-  const unhook = stopOnSignals(io, () => rt.runs.stop({ name, dagRunId }));
-  io.out(startedLine(started.record));
-  follow(dagRunId);
-  try {
-    return finishLine(io, await started.done);
-  } finally {
-    unhook();
-  }
-};

@@ -3,16 +3,37 @@ import { ExitCode, type CliIo } from '../io.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './common.js';
+import type { FlagSpecs } from './flags.js';
 
 const USAGE =
   'trellis coordinator [--coordinator-host <h>] [--coordinator-port <p>] [--coordinator-advertise <host:port>] [--redis-url <url>] [--dags <dir>] [--home <dir>] [--config <file>]';
 
 const OPTIONS = {
-  'coordinator-host': { type: 'string' },
-  'coordinator-port': { type: 'string' },
-  'coordinator-advertise': { type: 'string' },
-  'redis-url': { type: 'string' },
-} as const;
+  'coordinator-host': {
+    type: 'string',
+    value: '<host>',
+    description: 'the address the gRPC coordinator listens on (default coordinator.host)',
+    example: 'trellis coordinator --coordinator-host 0.0.0.0',
+  },
+  'coordinator-port': {
+    type: 'string',
+    value: '<port>',
+    description: 'the gRPC port (default 50055)',
+    example: 'trellis coordinator --coordinator-port 50055',
+  },
+  'coordinator-advertise': {
+    type: 'string',
+    value: '<host:port>',
+    description: 'the host:port workers are told to reach (default host:port)',
+    example: 'trellis coordinator --coordinator-advertise coord.internal:50055',
+  },
+  'redis-url': {
+    type: 'string',
+    value: '<url>',
+    description: 'the Redis of the fleet (default $SVC_REDIS_URL, redis.url)',
+    example: 'trellis coordinator --redis-url redis://127.0.0.1:6379',
+  },
+} as const satisfies FlagSpecs;
 
 /**
  * `trellis coordinator`: the gRPC coordinator and BullMQ dispatch, with the scheduler role (cron
@@ -20,10 +41,6 @@ const OPTIONS = {
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const { values, positionals } = parseCommandArgs(args, OPTIONS);
-  if (values.help) {
-    io.out(`usage: ${USAGE}`);
-    return ExitCode.Ok;
-  }
   if (positionals.length > 0) {
     io.err(
       `trellis coordinator: unexpected argument ${JSON.stringify(positionals[0])}\nusage: ${USAGE}`,
@@ -87,5 +104,6 @@ export const coordinatorCommand: Command = {
   name: 'coordinator',
   summary: 'track workers over gRPC and dispatch runs to them',
   usage: USAGE,
+  options: OPTIONS,
   run,
 };

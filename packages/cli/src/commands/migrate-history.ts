@@ -4,8 +4,23 @@ import { migrateHistory, type MigrationIssue } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
 import { parseCommandArgs, withRuntime } from './common.js';
+import type { FlagSpecs } from './flags.js';
 
 const USAGE = 'trellis migrate history [--from <old data folder>] [--dry-run]';
+const OPTIONS = {
+  from: {
+    type: 'string',
+    value: '<dir>',
+    description: "the old data folder (default: this installation's data folder)",
+    example: 'trellis migrate history --from /var/lib/old/data',
+  },
+  'dry-run': {
+    type: 'boolean',
+    description: 'convert and report, but store and move nothing',
+    example: 'trellis migrate history --dry-run',
+  },
+} as const satisfies FlagSpecs;
+
 /** Problems listed one per line; the rest are counted. */
 const SHOWN = 10;
 
@@ -26,14 +41,7 @@ const skipSummary = (skipped: readonly MigrationIssue[]): string => {
  * fixing or removing them: converted runs are skipped).
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
-  const { values, positionals } = parseCommandArgs(args, {
-    from: { type: 'string' },
-    'dry-run': { type: 'boolean' },
-  });
-  if (values.help) {
-    io.out(`usage: ${USAGE}`);
-    return ExitCode.Ok;
-  }
+  const { values, positionals } = parseCommandArgs(args, OPTIONS);
   if (positionals.length > 0) {
     io.err(
       `trellis migrate history: unexpected argument ${JSON.stringify(positionals[0])}; name the old data folder with --from <dir>\nusage: ${USAGE}`,
@@ -75,5 +83,6 @@ export const migrateHistoryCommand: Command = {
   name: 'migrate history',
   summary: 'import run history of the 1.16 file format',
   usage: USAGE,
+  options: OPTIONS,
   run,
 };

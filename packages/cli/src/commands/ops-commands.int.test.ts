@@ -83,7 +83,7 @@ describe('trellis migrate history', () => {
       '--run-id',
       'a2aaaaaa-0000-0000-0000-000000000002',
     ]);
-    expect(status.code).toBe(0);
+    expect(status.code).toBe(1); // status exits 1 for a failed run (issue #17)
     expect(status.out[1]).toBe('run       a2aaaaaa-0000-0000-0000-000000000002 (failed)');
 
     expect((await cli(['migrate', 'history'])).out).toEqual([

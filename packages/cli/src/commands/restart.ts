@@ -1,7 +1,9 @@
 import { RunStatus } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
-import { dagNameOf, parseCommandArgs, runInForeground, withRuntime } from './common.js';
+import { dagNameOf, parseCommandArgs, withRuntime } from './common.js';
+import { runInForeground } from './foreground.js';
+import { RUN_ID_OPTION } from './run-flags.js';
 
 const USAGE = 'trellis restart <dag> [--run-id <id>]';
 
@@ -10,13 +12,7 @@ const USAGE = 'trellis restart <dag> [--run-id <id>]';
  * new run from the same DAG snapshot and params, in the foreground.
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
-  const { values, positionals } = parseCommandArgs(args, {
-    'run-id': { type: 'string', short: 'r' },
-  });
-  if (values.help) {
-    io.out(`usage: ${USAGE}`);
-    return ExitCode.Ok;
-  }
+  const { values, positionals } = parseCommandArgs(args, RUN_ID_OPTION);
   const dag = positionals[0];
   if (!dag) {
     io.err(`trellis restart: name one DAG\nusage: ${USAGE}`);
@@ -45,5 +41,6 @@ export const restartCommand: Command = {
   name: 'restart',
   summary: 'stop a running run and start it again',
   usage: USAGE,
+  options: RUN_ID_OPTION,
   run,
 };

@@ -12,10 +12,6 @@ const USAGE = 'trellis scheduler [--dags <dir>] [--home <dir>] [--config <file>]
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const { values, positionals } = parseCommandArgs(args, {});
-  if (values.help) {
-    io.out(`usage: ${USAGE}`);
-    return ExitCode.Ok;
-  }
   if (positionals.length > 0) {
     io.err(
       `trellis scheduler: unexpected argument ${JSON.stringify(positionals[0])}\nusage: ${USAGE}`,

@@ -1,13 +1,36 @@
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './common.js';
+import type { FlagSpecs } from './flags.js';
 
 const OPTIONS = {
-  host: { type: 'string', short: 's' },
-  port: { type: 'string', short: 'p' },
-  'coordinator-port': { type: 'string' },
-  'redis-url': { type: 'string' },
-} as const;
+  host: {
+    type: 'string',
+    short: 's',
+    value: '<host>',
+    description: 'the address to listen on (default server.host, 127.0.0.1)',
+    example: 'trellis server --host 0.0.0.0',
+  },
+  port: {
+    type: 'string',
+    short: 'p',
+    value: '<port>',
+    description: 'the HTTP port (default server.port, 8080; 0 picks a free one)',
+    example: 'trellis start-all --port 8081',
+  },
+  'coordinator-port': {
+    type: 'string',
+    value: '<port>',
+    description: 'with Redis: the gRPC port of the coordinator (default 50055)',
+    example: 'trellis start-all --redis-url redis://127.0.0.1:6379 --coordinator-port 50055',
+  },
+  'redis-url': {
+    type: 'string',
+    value: '<url>',
+    description: 'Redis for distributed mode (default $SVC_REDIS_URL, redis.url)',
+    example: 'trellis start-all --redis-url redis://127.0.0.1:6379',
+  },
+} as const satisfies FlagSpecs;
 
 const make = (name: 'server' | 'start-all', summary: string, withScheduler: boolean): Command => {
   const usage = `trellis ${name} [--host <h>] [--port <p>] [--redis-url <url>] [--coordinator-port <p>] [--dags <dir>] [--home <dir>] [--config <file>]`;
@@ -15,12 +38,9 @@ const make = (name: 'server' | 'start-all', summary: string, withScheduler: bool
     name,
     summary,
     usage,
+    options: OPTIONS,
     run: async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
       const { values, positionals } = parseCommandArgs(args, OPTIONS);
-      if (values.help) {
-        io.out(`usage: ${usage}`);
-        return ExitCode.Ok;
-      }
       if (positionals.length > 0) {
         io.err(
           `trellis ${name}: unexpected argument ${JSON.stringify(positionals[0])}\nusage: ${usage}`,

@@ -1,25 +1,38 @@
-import { nodeStatusLabel, runStatusLabel } from '@trellis/core';
-import type { DagRunRecord, NodeRecord } from '@trellis/spec';
+import type { ApiRunDetails } from '@trellis/contract';
 import { ExitCode, type CliIo } from '../io.js';
+import { ApiClient, ApiError } from '../runs/api-client.js';
+import { nodesOf } from '../runs/follow-logs.js';
+import { exitCodeFor, outputOf } from '../runs/report.js';
+import { localRunSource, remoteRunSource, type RunSource } from '../runs/run-source.js';
+import { clientChoiceOf, SERVER_OPTIONS } from './client-flags.js';
 import type { Command } from './command.js';
-import { parseCommandArgs, withRuntime, dagNameOf } from './common.js';
+import { dagNameOf, parseCommandArgs, withRuntime } from './common.js';
+import { RUN_ID_OPTION } from './run-flags.js';
 
-const USAGE = 'trellis status <dag> [--run-id <id>] [--json]';
+const USAGE = 'trellis status <dag> [--run-id <id>] [--server <url> [--token <t>]] [--json]';
+
+const OPTIONS = { ...RUN_ID_OPTION, ...SERVER_OPTIONS } as const;
 
 const seconds = (from: string, to: string): string =>
   from && to ? `${((Date.parse(to) - Date.parse(from)) / 1000).toFixed(1)}s` : '-';
 
+/** `params` (JSON object text) as `NAME=value` words. */
+const paramWords = (params: string): string => {
+  try {
+    const words = Object.entries(JSON.parse(params) as Record<string, unknown>).map(
+      ([k, v]) => `${k}=${String(v)}`,
+    );
+    return words.length > 0 ? words.join(' ') : '-';
+  } catch {
+    return params || '-';
+  }
+};
+
 /** A run as a small table: the run, then one row per step (and handler). */
-export const formatStatus = (r: DagRunRecord): string => {
-  const nodes = [
-    ...r.nodes,
-    ...[r.onSuccess, r.onFailure, r.onCancel, r.onExit].filter(
-      (n): n is NodeRecord => n !== undefined,
-    ),
-  ];
-  const rows = nodes.map((n) => [
+export const formatStatus = (r: ApiRunDetails): string => {
+  const rows = nodesOf(r).map((n) => [
     n.step.name,
-    nodeStatusLabel[n.status],
+    n.statusLabel,
     n.startedAt || '-',
     seconds(n.startedAt, n.finishedAt),
     String(n.retryCount),
@@ -37,10 +50,10 @@ export const formatStatus = (r: DagRunRecord): string => {
       .trimEnd();
   return [
     `DAG       ${r.name}`,
-    `run       ${r.dagRunId} (${runStatusLabel[r.status]})`,
+    `run       ${r.dagRunId} (${r.statusLabel})`,
     `started   ${r.startedAt || '-'}`,
     `finished  ${r.finishedAt || '-'} (took ${seconds(r.startedAt, r.finishedAt)})`,
-    `params    ${r.params.length > 0 ? r.params.map((p) => `${p.name}=${p.value}`).join(' ') : '-'}`,
+    `params    ${paramWords(r.params)}`,
     ...(r.error ? [`error     ${r.error}`] : []),
     `log       ${r.log}`,
     '',
@@ -49,32 +62,57 @@ export const formatStatus = (r: DagRunRecord): string => {
   ].join('\n');
 };
 
-/** `trellis status`: the latest run of a DAG (or one run) as a table, or the record as JSON. */
+/** Prints the run as a table or JSON; the exit code tells its result. */
+const show = async (
+  io: CliIo,
+  json: boolean,
+  source: RunSource,
+  ref: { name: string; dagRunId: string },
+): Promise<ExitCode> => {
+  const d = await source.details(ref);
+  if (json) outputOf(io, true).json(d);
+  else io.out(formatStatus(d));
+  return exitCodeFor(d.status);
+};
+
+/**
+ * `trellis status`: the latest run of a DAG (or one run) as a table, or as the API's JSON; from
+ * the local store or from `--server`. Exit 0 for a finished or unfinished run, 1 failed or
+ * partial success, 3 cancelled.
+ */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
-  const { values, positionals } = parseCommandArgs(args, {
-    'run-id': { type: 'string', short: 'r' },
-    json: { type: 'boolean' },
-  });
-  if (values.help) {
-    io.out(`usage: ${USAGE}`);
-    return ExitCode.Ok;
-  }
+  const { values, positionals } = parseCommandArgs(args, OPTIONS);
   const dag = positionals[0];
-  if (!dag) {
-    io.err(`trellis status: name one DAG\nusage: ${USAGE}`);
+  const choice = clientChoiceOf(values, io.env);
+  if (!dag || positionals.length > 1 || typeof choice === 'string') {
+    io.err(
+      `trellis status: ${typeof choice === 'string' ? choice : 'name one DAG'}\nusage: ${USAGE}`,
+    );
     return ExitCode.Usage;
   }
-  return withRuntime('status', io, values, async (rt) => {
-    const name = dagNameOf(rt, dag, io.cwd);
-    const record = await rt.runs.status(name, values['run-id']);
-    io.out(values.json ? JSON.stringify(record, null, 2) : formatStatus(record));
-    return ExitCode.Ok;
-  });
+  const dagRunId = values['run-id'] ?? 'latest';
+  if (choice.server === undefined)
+    return withRuntime('status', io, values, (rt) =>
+      show(io, choice.json, localRunSource(rt), { name: dagNameOf(rt, dag, io.cwd), dagRunId }),
+    );
+  try {
+    const client = new ApiClient(choice.server, choice.token);
+    return await show(io, choice.json, remoteRunSource(client), { name: dag, dagRunId });
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    io.err(`trellis status: ${e.message}`);
+    return e.exitCode;
+  }
 };
 
 export const statusCommand: Command = {
   name: 'status',
   summary: "show a run's status and steps",
   usage: USAGE,
+  details: [
+    'Exit codes: 0 the run finished or has not ended yet, 1 it failed or partially succeeded',
+    '(or there is no such run), 2 usage, 3 it was cancelled, 5 the server could not be used.',
+  ].join('\n'),
+  options: OPTIONS,
   run,
 };

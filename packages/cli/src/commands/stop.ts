@@ -2,18 +2,13 @@ import { RunStatus } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
 import { parseCommandArgs, withRuntime, dagNameOf } from './common.js';
+import { RUN_ID_OPTION } from './run-flags.js';
 
 const USAGE = 'trellis stop <dag> [--run-id <id>]';
 
 /** `trellis stop`: asks the process running a run (or every running run of the DAG) to stop it. */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
-  const { values, positionals } = parseCommandArgs(args, {
-    'run-id': { type: 'string', short: 'r' },
-  });
-  if (values.help) {
-    io.out(`usage: ${USAGE}`);
-    return ExitCode.Ok;
-  }
+  const { values, positionals } = parseCommandArgs(args, RUN_ID_OPTION);
   const dag = positionals[0];
   if (!dag) {
     io.err(`trellis stop: name one DAG\nusage: ${USAGE}`);
@@ -40,5 +35,6 @@ export const stopCommand: Command = {
   name: 'stop',
   summary: 'stop a running run',
   usage: USAGE,
+  options: RUN_ID_OPTION,
   run,
 };

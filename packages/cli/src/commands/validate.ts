@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@trellis/core';
 import { parseDagFile } from '@trellis/spec';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
+import { parseCommandArgs } from './flags.js';
 
 const USAGE = 'trellis validate [--dags <dir>] [--home <dir>] [--config <file>] <file|name>...';
 
@@ -36,20 +36,7 @@ const dagExistsFor =
  * own line, prefixed by the file. Exit 0 when all are valid, 1 otherwise, 2 on usage errors.
  */
 const validate = (args: readonly string[], io: CliIo): ExitCode => {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      dags: { type: 'string' },
-      home: { type: 'string' },
-      config: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    io.out(`usage: ${USAGE}`);
-    return ExitCode.Ok;
-  }
+  const { values, positionals } = parseCommandArgs(args, {});
   if (positionals.length === 0) {
     io.err(`trellis validate: name at least one DAG file\nusage: ${USAGE}`);
     return ExitCode.Usage;

@@ -6,18 +6,53 @@ import { VERSION } from '../version.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './common.js';
+import type { FlagSpecs } from './flags.js';
 
 const USAGE =
   'trellis worker --coordinator <host:port> --labels k=v,... [--id <id>] [--concurrency N] [--redis-url <url>] [--grace-sec N] [--home <dir>] [--config <file>]';
 
 const OPTIONS = {
-  coordinator: { type: 'string' },
-  labels: { type: 'string', short: 'l' },
-  id: { type: 'string' },
-  concurrency: { type: 'string', short: 'c' },
-  'redis-url': { type: 'string' },
-  'grace-sec': { type: 'string' },
-} as const;
+  coordinator: {
+    type: 'string',
+    value: '<host:port>',
+    description:
+      'the coordinator to register with (default coordinator.advertise, else coordinator.host:port)',
+    example: 'trellis worker --coordinator 10.0.0.5:50055 --labels gpu=true',
+  },
+  labels: {
+    type: 'string',
+    short: 'l',
+    value: '<k=v,...>',
+    description: 'labels that decide which runs this worker gets (workerSelector of a DAG)',
+    example: 'trellis worker --labels region=eu,gpu=true',
+  },
+  id: {
+    type: 'string',
+    value: '<id>',
+    description: 'the worker id (default hostname@pid)',
+    example: 'trellis worker --labels gpu=true --id gpu-1',
+  },
+  concurrency: {
+    type: 'string',
+    short: 'c',
+    value: '<n>',
+    description: 'runs executed at once, at most (default 4)',
+    example: 'trellis worker --labels gpu=true --concurrency 8',
+  },
+  'redis-url': {
+    type: 'string',
+    value: '<url>',
+    description: 'the Redis of the fleet (default $SVC_REDIS_URL, redis.url)',
+    example: 'trellis worker --labels gpu=true --redis-url redis://127.0.0.1:6379',
+  },
+  'grace-sec': {
+    type: 'string',
+    value: '<n>',
+    description:
+      'on SIGTERM, seconds running runs get to finish before they are stopped (default 30)',
+    example: 'trellis worker --labels gpu=true --grace-sec 120',
+  },
+} as const satisfies FlagSpecs;
 
 /**
  * `trellis worker`: executes runs the coordinator dispatches to its labels (docs/architecture.md
@@ -26,10 +61,6 @@ const OPTIONS = {
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const { values, positionals } = parseCommandArgs(args, OPTIONS);
-  if (values.help) {
-    io.out(`usage: ${USAGE}`);
-    return ExitCode.Ok;
-  }
   if (positionals.length > 0) {
     io.err(
       `trellis worker: unexpected argument ${JSON.stringify(positionals[0])}\nusage: ${USAGE}`,
@@ -161,5 +192,6 @@ export const workerCommand: Command = {
   name: 'worker',
   summary: 'run DAG runs dispatched by a coordinator',
   usage: USAGE,
+  options: OPTIONS,
   run,
 };
