@@ -12,6 +12,9 @@ export {
   type Metrics,
   type MetricsOptions,
   type MetricSources,
+  type FleetMetricSources,
+  type RunFacts,
+  type WorkerSlots,
 } from './metrics/create-metrics.js';
 export {
   createHealthProbe,
