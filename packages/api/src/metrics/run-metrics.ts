@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { RunTransitions, type RunFacts } from './run-transitions.js';
+import { RunTransitions, runKeyOf, type RunFacts } from './run-transitions.js';
 
 /** The `status` label of the run counters (spec: `svc_dag_runs_total`). */
 type RunOutcome = 'success' | 'error' | 'cancelled';
@@ -115,9 +115,10 @@ export const registerRunMetrics = (
   let pending: RunFacts[] | undefined = [];
   const ready = (async () => {
     try {
-      // Oldest first, so the runs remembered against repeats are the newest.
-      const past = history ? [...(await history())].reverse() : [];
-      for (const run of past) transitions.observe(run);
+      const past = history ? await history() : [];
+      // Only the runs also seen live meanwhile need remembering against a second count.
+      const seenLive = new Set((pending ?? []).map(runKeyOf));
+      for (const run of past) transitions.observePast(run, seenLive.has(runKeyOf(run)));
     } catch (e) {
       warn(`the run metrics start from 0: reading the run history failed: ${(e as Error).message}`);
     }

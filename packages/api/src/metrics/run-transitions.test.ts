@@ -79,4 +79,13 @@ describe('RunTransitions', () => {
     t.observe(view({ dagRunId: 'long', status: 4, revision: 3 }));
     expect(told).toEqual(['finished long']);
   });
+
+  it('reports past runs once, and remembers a finished one only when asked', () => {
+    const { t, told } = setup();
+    t.observePast(view({ dagRunId: 'a', status: 4, revision: 3 }), false);
+    t.observePast(view({ dagRunId: 'b', status: 4, revision: 3 }), true);
+    t.observePast(view({ dagRunId: 'q', status: 5, startedAt: '' }), false);
+    t.observe(view({ dagRunId: 'b', status: 4, revision: 3 })); // b's live view, applied after
+    expect(told).toEqual(['started a', 'finished a', 'started b', 'finished b']);
+  });
 });

@@ -14,6 +14,10 @@ export interface RunFacts {
   readonly revision: number;
 }
 
+/** Identifies a run: a child run's id is unique only under its root. */
+export const runKeyOf = (run: RunFacts): string =>
+  `${run.root?.dagRunId ?? run.dagRunId}/${run.name}/${run.dagRunId}`;
+
 /** What {@link RunTransitions} reports, once per execution of a run. */
 export interface TransitionListener {
   /** The run started executing (it has a `startedAt`). */
@@ -27,6 +31,8 @@ const FINAL: ReadonlySet<number> = new Set([2, 3, 4, 6]);
 
 /** How many runs are remembered; the least recently seen finished ones are forgotten first. */
 const REMEMBERED = 10_000;
+/** Finished runs are forgotten this many at a time. */
+const FORGET_BATCH = 1_000;
 
 interface Seen {
   phase: 'started' | 'finished';
@@ -50,7 +56,7 @@ export class RunTransitions {
   }
 
   observe(run: RunFacts): void {
-    const key = `${run.root?.dagRunId ?? run.dagRunId}/${run.name}/${run.dagRunId}`;
+    const key = runKeyOf(run);
     const prev = this.#seen.get(key);
     if (prev !== undefined && run.revision <= prev.revision) return;
     const final = FINAL.has(run.status);
@@ -65,17 +71,38 @@ export class RunTransitions {
       this.#on.finished(run);
       phase = 'finished';
     }
-    this.#seen.delete(key); // re-inserted last: the map's order is the order of last use
-    this.#seen.set(key, { phase, revision: run.revision });
-    if (this.#seen.size > REMEMBERED) this.#forgetOldestFinished();
+    this.#remember(key, phase, run.revision);
   }
 
-  /** Forgets the least recently seen finished run (running runs are always remembered). */
+  /**
+   * A run of the history read at start. A finished one is reported without being remembered
+   * unless `remember` (a view of it is waiting to be applied): the history holds many more
+   * finished runs than could be kept, and no later view of them is expected.
+   */
+  observePast(run: RunFacts, remember: boolean): void {
+    if (remember || !FINAL.has(run.status)) return this.observe(run);
+    if (run.startedAt === '') return;
+    this.#on.started(run);
+    this.#on.finished(run);
+  }
+
+  #remember(key: string, phase: Seen['phase'], revision: number): void {
+    this.#seen.delete(key); // re-inserted last: the map's order is the order of last use
+    this.#seen.set(key, { phase, revision });
+    if (this.#seen.size > REMEMBERED + FORGET_BATCH) this.#forgetOldestFinished();
+  }
+
+  /**
+   * Forgets the least recently seen finished runs down to {@link REMEMBERED}, in one pass (running
+   * runs are always remembered); one at a time, each pass would walk the holes the last left.
+   */
   #forgetOldestFinished(): void {
+    let excess = this.#seen.size - REMEMBERED;
     for (const [key, seen] of this.#seen) {
+      if (excess <= 0) return;
       if (seen.phase !== 'finished') continue;
       this.#seen.delete(key);
-      return;
+      excess -= 1;
     }
   }
 }
