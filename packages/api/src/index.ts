@@ -12,9 +12,7 @@ export {
   type Metrics,
   type MetricsOptions,
   type MetricSources,
-  type FleetMetricSources,
   type RunFacts,
-  type WorkerSlots,
 } from './metrics/create-metrics.js';
 export {
   createHealthProbe,

@@ -4,7 +4,6 @@ import { registerFleetMetrics, type FleetMetricSources } from './fleet-metrics.j
 import { registerRunMetrics } from './run-metrics.js';
 import type { RunFacts } from './run-transitions.js';
 
-export type { FleetMetricSources, WorkerSlots } from './fleet-metrics.js';
 export type { RunFacts } from './run-transitions.js';
 
 /** Where the gauges read their values, at every scrape. */

@@ -1,7 +1,7 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
 
 /** One worker as the fleet metrics show it. */
-export interface WorkerSlots {
+interface WorkerSlots {
   readonly id: string;
   /** `healthy`, `warning` or `unhealthy` (from the age of its last heartbeat). */
   readonly health: string;
