@@ -9,6 +9,7 @@ import {
   type PrivateRedis,
   type WorkerProcess,
 } from '@trellis/dispatch/testing';
+import { parseExposition, sampleValue } from '@trellis/testkit';
 import {
   callApi,
   startAll,
@@ -30,6 +31,8 @@ let grpcPort: number;
 const workers: WorkerProcess[] = [];
 
 const call = (method: string, path: string, body?: unknown) => callApi(base, method, path, body);
+
+const scrape = async () => parseExposition(await (await fetch(`${base}/metrics`)).text());
 
 const untilFinal = (name: string, id: string) =>
   untilFinalOf(base, name, id, { attempts: 1500, context: () => server.output() });
@@ -138,6 +141,46 @@ describe('trellis start-all with SVC_REDIS_URL and two workers', { timeout: 60_0
     expect(text).toMatch(/^svc_workers\{health="healthy"\} 2$/m);
     expect(text).toMatch(/^svc_dispatch_latency_seconds_count [1-9]\d*$/m);
     expect(text).toMatch(/^svc_dispatch_queue_depth\{queue="gpu=true"\} 0$/m);
+  });
+
+  it("counts the workers' runs by DAG and outcome, children included", async () => {
+    const f = await scrape();
+    for (const dag of ['gpu-job', 'fleet-parent', 'kid']) {
+      expect(sampleValue(f, 'svc_dag_runs_started_total', { dag }), dag).toBe(1);
+      expect(sampleValue(f, 'svc_dag_runs_finished_total', { dag, status: 'success' }), dag).toBe(
+        1,
+      );
+      expect(sampleValue(f, 'svc_dag_run_duration_seconds_count', { dag, status: 'success' })).toBe(
+        1,
+      );
+    }
+    expect(sampleValue(f, 'svc_dag_runs_total', { status: 'success' })).toBe(3);
+  });
+
+  it('shows each worker’s slots, busy slots and state, and a busy slot while it runs', async () => {
+    let f = await scrape();
+    expect(sampleValue(f, 'svc_coordinator_running')).toBe(1);
+    for (const worker of ['e2e-gpu', 'e2e-cpu']) {
+      expect(sampleValue(f, 'svc_worker_slots', { worker }), worker).toBe(2);
+      expect(sampleValue(f, 'svc_worker_state', { worker, state: 'healthy' }), worker).toBe(1);
+      expect(sampleValue(f, 'svc_worker_state', { worker, state: 'unhealthy' }), worker).toBe(0);
+    }
+    const spec = 'workerSelector:\n  gpu: "true"\nsteps:\n  - name: hold\n    command: sleep 30\n';
+    expect((await call('POST', '/dags', { name: 'gpu-hold', spec })).status).toBe(201);
+    const id = (await call('POST', '/dags/gpu-hold/start', {})).body.dagRunId as string;
+    const busy = async () =>
+      sampleValue(await scrape(), 'svc_worker_busy_slots', { worker: 'e2e-gpu' });
+    await expect.poll(busy, { timeout: 15_000, interval: 50 }).toBe(1);
+    f = await scrape();
+    expect(sampleValue(f, 'svc_worker_busy_slots', { worker: 'e2e-cpu' })).toBe(0);
+    expect(sampleValue(f, 'svc_dag_runs_currently_running')).toBe(1);
+    expect((await call('POST', `/dag-runs/gpu-hold/${id}/stop`)).status).toBe(200);
+    expect(await untilFinal('gpu-hold', id)).toMatchObject({ status: 3 });
+    await expect.poll(busy, { timeout: 15_000, interval: 50 }).toBe(0);
+    f = await scrape();
+    expect(
+      sampleValue(f, 'svc_dag_runs_finished_total', { dag: 'gpu-hold', status: 'cancelled' }),
+    ).toBe(1);
   });
 
   it('holds a named queue’s maxConcurrency across the whole fleet', async () => {

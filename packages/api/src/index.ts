@@ -13,6 +13,7 @@ export {
   type Metrics,
   type MetricsOptions,
   type MetricSources,
+  type RunFacts,
 } from './metrics/create-metrics.js';
 export {
   createHealthProbe,

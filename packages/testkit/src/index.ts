@@ -3,3 +3,4 @@ export { InMemoryRecorder } from './in-memory-recorder.js';
 export { ScriptedExecutor, untilStopped, type Script } from './scripted-executor.js';
 export { ScriptedCommandRunner } from './scripted-command-runner.js';
 export { makeRunRecord } from './run-record.js';
+export { parseExposition, sampleValue, type MetricFamily } from './exposition.js';

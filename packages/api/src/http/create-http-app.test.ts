@@ -104,7 +104,7 @@ describe('GET /api/v2/metrics', () => {
     startedAt: new Date('2026-01-02T03:00:00.000Z'),
     sources: {
       runningRuns: () => 2,
-      queuedRuns: () => 1,
+      queuedRuns: () => ({ q: 1 }),
       dagCount: () => 7,
       schedulerRunning: () => true,
     },

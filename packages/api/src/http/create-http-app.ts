@@ -29,7 +29,8 @@ export interface HttpAppOptions {
  * Everything lives under `<basePath>/api/v2`; `/api/v1` answers 404 naming v2 (docs/architecture.md
  * section 6); an unknown API path is a JSON 404. `GET /api/v2/openapi.json` serves the OpenAPI
  * document of every mounted route. A request whose `remoteNode` names a configured node is
- * forwarded there once the caller passed the local route's permission check.
+ * forwarded there once the caller passed the local route's permission check. `<basePath>/metrics`
+ * answers what `/api/v2/metrics` answers (Prometheus scrapes `/metrics` by default).
  */
 export const createHttpApp = (
   deps: HttpDeps,
@@ -44,8 +45,9 @@ export const createHttpApp = (
   api.use(jsonBody());
 
   let document: OpenApiDocument | undefined;
+  const system = systemRoutes(deps.metricsPrivate ?? false);
   const all: RouteTables = [
-    systemRoutes(deps.metricsPrivate ?? false),
+    system,
     ...tables,
     // The document is built on first request, from every table including this one.
     openApiRoutes<HttpDeps>(
@@ -78,6 +80,15 @@ export const createHttpApp = (
       ),
     );
   });
+  // Prometheus's default path: the same metrics and rules as /api/v2/metrics, never the web UI.
+  const prometheus = Router();
+  mountRoutes(
+    prometheus,
+    system.filter((r) => r.path === '/metrics'),
+    deps,
+    deps.auth,
+  );
+  app.use(base || '/', prometheus);
   if (opts.web) {
     app.use(
       base || '/',

@@ -1,12 +1,19 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '@trellis/core';
+import { registerFleetMetrics, type FleetMetricSources } from './fleet-metrics.js';
+import { registerRunMetrics } from './run-metrics.js';
+import { registerStoreWriteErrors } from './store-write-metrics.js';
+import type { RunFacts } from './run-transitions.js';
+
+export type { RunFacts } from './run-transitions.js';
 
 /** Where the gauges read their values, at every scrape. */
 export interface MetricSources {
   /** Runs with status running (1). */
   readonly runningRuns: () => number | Promise<number>;
-  /** Runs waiting in a queue (status 5). */
-  readonly queuedRuns: () => number | Promise<number>;
+  /** Runs waiting in a queue (status 5), by queue name. */
+  readonly queuedRuns: () =>
+    Readonly<Record<string, number>> | Promise<Readonly<Record<string, number>>>;
   /** DAG definitions stored. */
   readonly dagCount: () => number | Promise<number>;
   /** Whether the scheduler loop is running. */
@@ -16,16 +23,13 @@ export interface MetricSources {
    * `svc_store_write_errors_total{kind}` (beside the spec's metrics). Absent: no such metric.
    */
   readonly storeWriteErrors?: () => Readonly<Record<string, number>>;
-  /** Distributed mode: the coordinator's workers and dispatch queues (absent: no such metrics). */
+  /**
+   * The runs in the store (children included), read once at start so the run counters and
+   * histograms continue across restarts. Absent: they start from 0.
+   */
+  readonly history?: () => Promise<Iterable<RunFacts>>;
+  /** Distributed mode: the coordinator's workers and dispatch queues (absent: embedded mode). */
   readonly fleet?: FleetMetricSources;
-}
-
-/** What the fleet metrics read at every scrape (distributed mode). */
-export interface FleetMetricSources {
-  /** Workers known to the coordinator, by health (`healthy`, `warning`, `unhealthy`). */
-  readonly workersByHealth: () => Readonly<Record<string, number>>;
-  /** Jobs waiting per dispatch queue (canonical selector). */
-  readonly queueDepths: () => Promise<Readonly<Record<string, number>>>;
 }
 
 /** What {@link createMetrics} needs. */
@@ -38,6 +42,8 @@ export interface MetricsOptions {
   /** When this process started serving (`svc_uptime_seconds`). */
   readonly startedAt: Date;
   readonly sources: MetricSources;
+  /** Where a failure to read the run history at start is told. @default ignored */
+  readonly warn?: (message: string) => void;
 }
 
 /** The service's Prometheus metrics. */
@@ -45,53 +51,54 @@ export interface Metrics {
   /** The text exposition of every metric, for `GET /metrics` (`HttpDeps.metrics`). */
   readonly render: () => Promise<{ readonly contentType: string; readonly body: string }>;
   /**
-   * Counts a finished run in `svc_dag_runs_total`: status 4 (finished) and 6 (partial success) as
-   * `success`, 2 (failed) as `error`, 3 (cancelled) as `cancelled`; other statuses are ignored.
+   * A view of a run (an engine event of a local run, a coordinator update of a remote one): the
+   * run counters and histograms count each execution once, however often it is seen.
    */
-  readonly recordRunFinished: (status: number) => void;
+  readonly observeRun: (run: RunFacts) => void;
   /** Observes the time from a run's dispatch to a worker's claim (`svc_dispatch_latency_seconds`). */
   readonly recordDispatchLatency: (ms: number) => void;
+  /**
+   * The registry behind {@link render}: where other parts of the server register their own
+   * `svc_*` metrics (the store's write errors) so that one scrape shows them all.
+   */
+  readonly registry: Registry;
 }
 
-type RunOutcome = 'success' | 'error' | 'cancelled';
-
-const OUTCOME_OF: Readonly<Record<number, RunOutcome>> = {
-  4: 'success',
-  6: 'success',
-  2: 'error',
-  3: 'cancelled',
-};
+/**
+ * prom-client's gauges named like counters: `nodejs_active_handles{type}` and its siblings carry
+ * the same numbers by type, correctly named.
+ */
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 
 /**
- * Builds the `svc_*` metrics of the spec (Endpoints > System) on a private prom-client registry,
- * plus prom-client's default process and Node.js metrics. Names and labels are exactly the
- * spec's; `svc_dag_runs_total` counts since this process started; `go_version` of `svc_info`
- * holds the runtime version (`node-v20...`). The exposition lists them in registration order.
+ * Builds the metrics (docs/metrics.md lists them) on a private prom-client registry: the `svc_*`
+ * metrics of the spec (Endpoints > System) with exactly its names, types and labels, the run,
+ * queue and fleet metrics beside them, and prom-client's default process and Node.js metrics.
+ * `go_version` of `svc_info` holds the runtime version (`node-v20...`).
  */
 export const createMetrics = (options: MetricsOptions): Metrics => {
   const { sources } = options;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
   registerServiceGauges(registry, options);
-  const runsTotal = registerRunMetrics(registry, sources);
-  const fleet = sources.fleet;
-  if (fleet) registerFleetGauges(registry, fleet);
-  const writeErrors = sources.storeWriteErrors;
-  if (writeErrors) registerStoreWriteErrors(registry, writeErrors);
-  const dispatchLatency = new Histogram({
-    name: 'svc_dispatch_latency_seconds',
-    help: 'Time from putting a run on its dispatch queue to a worker claiming it.',
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: fleet ? [registry] : [],
-  });
-
+  const runs = registerRunMetrics(registry, sources.history, options.warn ?? (() => undefined));
+  const refresh = registerStateGauges(registry, sources);
+  const recordDispatchLatency = registerFleetMetrics(registry, sources.fleet);
+  if (sources.storeWriteErrors) registerStoreWriteErrors(registry, sources.storeWriteErrors);
   return {
-    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
-    recordDispatchLatency: (ms) => dispatchLatency.observe(ms / 1000),
-    recordRunFinished: (status) => {
-      const outcome = OUTCOME_OF[status];
-      if (outcome !== undefined) runsTotal.inc({ status: outcome });
+    render: async () => {
+      await runs.ready;
+      await refresh();
+      return { contentType: registry.contentType, body: await registry.metrics() };
     },
+    observeRun: (run) => runs.observe(run),
+    recordDispatchLatency,
+    registry,
   };
 };
 
@@ -100,7 +107,7 @@ const registerServiceGauges = (registry: Registry, options: MetricsOptions): voi
   const { clock, startedAt } = options;
   new Gauge({
     name: 'svc_info',
-    help: 'Service build information; the value is always 1.',
+    help: 'Service build information; the value is always 1 (go_version holds the Node.js version).',
     labelNames: ['version', 'build_date', 'go_version'] as const,
     registers: [registry],
   }).set(
@@ -122,10 +129,10 @@ const registerServiceGauges = (registry: Registry, options: MetricsOptions): voi
 };
 
 /**
- * The run and DAG metrics: running and queued runs, `svc_dag_runs_total` (returned, for
- * {@link Metrics.recordRunFinished}), stored DAGs and the scheduler's state.
+ * The gauges read from the sources (running and queued runs, DAGs, scheduler); returns what reads
+ * the queued runs before each scrape.
  */
-const registerRunMetrics = (registry: Registry, sources: MetricSources): Counter<'status'> => {
+const registerStateGauges = (registry: Registry, sources: MetricSources): (() => Promise<void>) => {
   new Gauge({
     name: 'svc_dag_runs_currently_running',
     help: 'DAG runs currently running.',
@@ -134,25 +141,29 @@ const registerRunMetrics = (registry: Registry, sources: MetricSources): Counter
       this.set(await sources.runningRuns());
     },
   });
+  // One read of the queued runs per scrape feeds both queued gauges (`refresh`, before it).
+  let queued: Readonly<Record<string, number>> = {};
   new Gauge({
     name: 'svc_dag_runs_queued_total',
-    help: 'DAG runs currently waiting in a queue.',
+    help: 'DAG runs currently waiting in a queue (a gauge despite its name, as the spec defines it; svc_dag_runs_queued has them by queue).',
     registers: [registry],
-    async collect() {
-      this.set(await sources.queuedRuns());
+    collect() {
+      this.set(Object.values(queued).reduce((a, b) => a + b, 0));
     },
   });
-  const runsTotal = new Counter({
-    name: 'svc_dag_runs_total',
-    help: 'DAG runs finished since the service started, by outcome.',
-    labelNames: ['status'] as const,
+  new Gauge({
+    name: 'svc_dag_runs_queued',
+    help: 'DAG runs currently waiting, by queue (queues without waiting runs have no series).',
+    labelNames: ['queue'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const [queue, n] of Object.entries(queued)) this.set({ queue }, n);
+    },
   });
-  // Every outcome is present from the first scrape, so rate() sees the series start at 0.
-  for (const status of ['success', 'error', 'cancelled'] as const) runsTotal.inc({ status }, 0);
   new Gauge({
     name: 'svc_dags_total',
-    help: 'DAG definitions stored.',
+    help: 'DAG definitions stored (a gauge despite its name, as the spec defines it).',
     registers: [registry],
     async collect() {
       this.set(await sources.dagCount());
@@ -166,47 +177,7 @@ const registerRunMetrics = (registry: Registry, sources: MetricSources): Counter
       this.set((await sources.schedulerRunning()) ? 1 : 0);
     },
   });
-  return runsTotal;
-};
-
-/** `svc_store_write_errors_total{kind}`: read from the store at every scrape. */
-const registerStoreWriteErrors = (
-  registry: Registry,
-  counts: () => Readonly<Record<string, number>>,
-): void => {
-  new Counter({
-    name: 'svc_store_write_errors_total',
-    help: 'Writes the store could not do (a full disk) since the process started, by what: log, record.',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-    collect() {
-      // the store counts; the counter shows its totals
-      this.reset();
-      for (const [kind, n] of Object.entries(counts())) this.inc({ kind }, n);
-    },
-  });
-};
-
-/** Distributed mode: `svc_workers` by health and `svc_dispatch_queue_depth` per queue. */
-const registerFleetGauges = (registry: Registry, fleet: FleetMetricSources): void => {
-  new Gauge({
-    name: 'svc_workers',
-    help: 'Workers known to the coordinator, by health (from heartbeat age).',
-    labelNames: ['health'] as const,
-    registers: [registry],
-    collect() {
-      const counts = fleet.workersByHealth();
-      for (const health of ['healthy', 'warning', 'unhealthy'])
-        this.set({ health }, counts[health] ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'svc_dispatch_queue_depth',
-    help: 'Runs waiting on each dispatch queue (named after its worker selector) for a worker.',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-    async collect() {
-      for (const [queue, n] of Object.entries(await fleet.queueDepths())) this.set({ queue }, n);
-    },
-  });
+  return async () => {
+    queued = await sources.queuedRuns();
+  };
 };

@@ -103,6 +103,30 @@ describe('the web UI served by createHttpApp', () => {
     await supertest(app).get('/trellis/api/v2/health').expect(200);
   });
 
+  it('answers GET /metrics with the metrics, never the UI, under a base path too', async () => {
+    const exposition = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      body: 'svc_x 1\n',
+    };
+    const metricsDeps = { ...deps(), metrics: () => Promise.resolve(exposition) };
+    for (const basePath of ['', '/trellis']) {
+      const app = createHttpApp(metricsDeps, [], { basePath, web: { root, authMode: 'none' } });
+      const res = await supertest(app).get(`${basePath}/metrics`).expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+      expect(res.text).toBe('svc_x 1\n');
+    }
+  });
+
+  it('keeps the rules of /api/v2/metrics at /metrics: credentials when configured private', async () => {
+    const auth = authFrom({ users: [{ name: 'v', password: 'pw', role: 'viewer' }] });
+    const app = createHttpApp({ ...deps(auth), metricsPrivate: true }, [], {
+      web: { root, authMode: 'basic' },
+    });
+    const refused = await supertest(app).get('/metrics').expect(401);
+    expect(refused.body).toMatchObject({ code: 'unauthorized' });
+    await supertest(app).get('/metrics').auth('v', 'pw').expect(200);
+  });
+
   it('serves no UI without web options (server.headless)', async () => {
     const app = createHttpApp(deps(), [], {});
     await supertest(app).get('/').expect(404);

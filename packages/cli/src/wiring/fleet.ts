@@ -18,8 +18,6 @@ export interface Fleet {
   children: ChildRunsPort | undefined;
   /** Where dispatch-to-claim latencies go (metrics). */
   onClaimed: (latencyMs: number) => void;
-  /** Workers by health, for metrics. */
-  workersByHealth(): Record<string, number>;
   /** Binds gRPC and loads the known dispatch queues. Errors name the address and the fix. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -99,11 +97,6 @@ export const makeFleet = (
     },
     get onClaimed() {
       return onClaimed;
-    },
-    workersByHealth: () => {
-      const out: Record<string, number> = { healthy: 0, warning: 0, unhealthy: 0 };
-      for (const w of coordinator.workers()) out[w.health] = (out[w.health] ?? 0) + 1;
-      return out;
     },
     start: async () => {
       try {

@@ -6,16 +6,16 @@ import {
   createWebAuth,
   createHealthProbe,
   createHttpApp,
-  createMetrics,
   API_ROUTE_TABLES,
   type HttpDeps,
   type Metrics,
 } from '@trellis/api';
-import { RunStatus, systemClock, type ConfigFlags } from '@trellis/core';
+import { systemClock, type ConfigFlags } from '@trellis/core';
 import { RunReads } from '@trellis/services';
 import { dataDirProblem, type FsDagStore } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
+import { serveMetrics } from './serve-metrics.js';
 import { findWebRoot } from './web-root.js';
 import { dagDefinitionsOf, ensureFolders, makeRuntime, type Runtime } from './runtime.js';
 import { startSchedulerRole, type SchedulerStatus } from './scheduler-role.js';
@@ -56,13 +56,18 @@ export const serve = async (
   const clock = systemClock;
   const startedAt = clock.now();
   const dags = dagDefinitionsOf(rt, clock);
+  // Before the scheduler: every run it starts is seen by the metrics (serve-metrics.ts).
+  const metrics = serveMetrics(
+    rt,
+    dags,
+    () => scheduler,
+    startedAt,
+    (m) => io.err(`warning: ${m}`),
+  );
   const stopScheduler = new AbortController();
   const scheduler = opts.withScheduler
     ? startSchedulerRole(rt, dags, clock, (line) => io.err(line), stopScheduler.signal)
     : undefined;
-  const metrics = serveMetrics(rt, dags, scheduler, startedAt);
-  if (fleet) fleet.onClaimed = (ms) => metrics.recordDispatchLatency(ms);
-  rt.events.on('run:finished', (r) => metrics.recordRunFinished(r.status));
   const webAuth = createWebAuth(config.auth, config.server.basePath);
   const deps = httpDepsOf(rt, dags, scheduler, metrics, webAuth.auth, startedAt, io);
   // The web UI unless `server.headless`; an unbuilt UI answers 503 saying how to build it.
@@ -113,40 +118,6 @@ const storeProblem = async (rt: Runtime): Promise<string | undefined> => {
   const problems = [await dataDirProblem(rt.config.paths.dataDir), rt.store.writeErrors.problem()];
   const found = problems.filter((p) => p !== undefined);
   return found.length === 0 ? undefined : found.join('; ');
-};
-
-/** The `svc_*` metrics of a serving process, over its store, DAGs, scheduler and fleet. */
-const serveMetrics = (
-  rt: Runtime,
-  dags: FsDagStore,
-  scheduler: { status: SchedulerStatus } | undefined,
-  startedAt: Date,
-): Metrics => {
-  const { store, fleet } = rt;
-  const countRuns = async (status: RunStatus): Promise<number> =>
-    (await store.listRuns({ status, includeChildren: true })).length;
-  return createMetrics({
-    version: VERSION,
-    buildDate: '',
-    clock: systemClock,
-    startedAt,
-    sources: {
-      runningRuns: () => countRuns(RunStatus.Running),
-      queuedRuns: () => countRuns(RunStatus.Queued),
-      dagCount: async () =>
-        (await dags.list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })).total,
-      schedulerRunning: () => scheduler?.status.running() ?? false,
-      storeWriteErrors: () => store.writeErrors.counts(),
-      ...(fleet
-        ? {
-            fleet: {
-              workersByHealth: () => fleet.workersByHealth(),
-              queueDepths: () => fleet.dispatcher.depths(),
-            },
-          }
-        : {}),
-    },
-  });
 };
 
 /** Listens on the configured address; undefined (the reason said) when it cannot. */

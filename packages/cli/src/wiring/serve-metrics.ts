@@ -1,0 +1,65 @@
+import { createMetrics, type Metrics, type RunFacts } from '@trellis/api';
+import { RunStatus, systemClock } from '@trellis/core';
+import type { FsDagStore } from '@trellis/store';
+import { VERSION } from '../version.js';
+import type { Runtime } from './runtime.js';
+import type { SchedulerStatus } from './scheduler-role.js';
+
+/**
+ * The metrics of a serving process, over its store, DAGs, scheduler and fleet, fed with every
+ * run it sees: engine events of the runs executed here and the coordinator's updates of the runs
+ * of workers. Call before anything can start a run (the scheduler): the run counters start from
+ * the store's history, read now, and count each run once from there.
+ */
+export const serveMetrics = (
+  rt: Runtime,
+  dags: FsDagStore,
+  scheduler: () => { status: SchedulerStatus } | undefined,
+  startedAt: Date,
+  warn: (message: string) => void,
+): Metrics => {
+  const { store, fleet } = rt;
+  const metrics = createMetrics({
+    version: VERSION,
+    buildDate: '',
+    clock: systemClock,
+    startedAt,
+    warn,
+    sources: {
+      runningRuns: async () =>
+        (await store.listRuns({ status: RunStatus.Running, includeChildren: true })).length,
+      queuedRuns: async () => {
+        const out: Record<string, number> = {};
+        for (const r of await store.listRuns({ status: RunStatus.Queued, includeChildren: true }))
+          out[r.queue || r.name] = (out[r.queue || r.name] ?? 0) + 1;
+        return out;
+      },
+      dagCount: async () =>
+        (await dags.list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })).total,
+      schedulerRunning: () => scheduler()?.status.running() ?? false,
+      history: (): Promise<RunFacts[]> => store.listRuns({ includeChildren: true }),
+      storeWriteErrors: () => store.writeErrors.counts(),
+      ...(fleet
+        ? {
+            fleet: {
+              workers: () =>
+                fleet.workers().map((w) => ({
+                  id: w.id,
+                  health: w.health,
+                  capacity: w.capacity,
+                  busy: w.runningTasks.length,
+                })),
+              queueDepths: () => fleet.dispatcher.depths(),
+            },
+          }
+        : {}),
+    },
+  });
+  rt.events.on('run:started', (r) => metrics.observeRun(r));
+  rt.events.on('run:finished', (r) => metrics.observeRun(r));
+  if (fleet) {
+    fleet.onClaimed = (ms) => metrics.recordDispatchLatency(ms);
+    fleet.dispatcher.onRunUpdate((r) => metrics.observeRun(r));
+  }
+  return metrics;
+};
