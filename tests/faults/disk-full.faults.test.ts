@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, startAll, untilFinal, type StartAll } from './support/start-all.js';
+import { callApi, startAll, untilFinal, type StartAll } from '../e2e/support/start-all.js';
 
 /**
  * Issue 15 (nothing lost, nothing silent): `trellis start-all` with its log folder on a private
