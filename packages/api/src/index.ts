@@ -49,6 +49,8 @@ export { defaultStatus } from './errors/status-for.js';
 export { paginate } from './wire/paginate.js';
 export { systemRoutes } from './routes/system.routes.js';
 export { runRoutes } from './routes/runs.routes.js';
+export { runOutputRoutes } from './routes/run-outputs.routes.js';
+export { toLiveWorkers } from './routes/wait-reason.js';
 export { eventRoutes } from './routes/events.routes.js';
 export { queueRoutes } from './routes/queues.routes.js';
 export {

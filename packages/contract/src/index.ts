@@ -10,3 +10,5 @@ export * from './worker/worker-health.js';
 export * from './worker/worker.schema.js';
 export type * from './worker/worker-info.js';
 export * from './wire/events.schema.js';
+export * from './wire/run-outputs.schema.js';
+export * from './wire/wait-reason.schema.js';

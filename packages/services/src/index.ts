@@ -45,6 +45,27 @@ export {
   type RunReadStore,
   type RunSummaryRecord,
 } from './runs/run-reads.js';
+export type { RunOutputs, StepOutputs } from './runs/run-outputs.js';
+export type {
+  IdempotencyEntry,
+  IdempotencyJournal,
+} from './idempotency/idempotency-journal-port.js';
+export {
+  IDEMPOTENCY_TTL_MS,
+  IdempotentTriggers,
+  fingerprintOf,
+  type KeyedOutcome,
+  type KeyedRequest,
+} from './idempotency/idempotent-triggers.js';
+export {
+  WaitKind,
+  countWaitingForWorker,
+  explainWait,
+  selectorText,
+  type LiveWorker,
+  type WaitContext,
+  type WaitReason,
+} from './queues/wait-reason.js';
 export { queueOccupancy, type QueueOccupancy } from './queues/queue-occupancy.js';
 export {
   RUN_EVENT_NOUNS,

@@ -35,3 +35,7 @@ export { FsDagStore, MINIMAL_DAG_SPEC, type FsDagStoreDeps } from './dags/fs-dag
 export { dataDirProblem } from './fs/writable-probe.js';
 export { LogChunkWriter } from './logs/log-chunk-writer.js';
 export { StoreWriteErrors } from './health/store-write-errors.js';
+export {
+  FsIdempotencyJournal,
+  type FsIdempotencyJournalOptions,
+} from './idempotency/fs-idempotency-journal.js';

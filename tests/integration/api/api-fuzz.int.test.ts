@@ -60,12 +60,20 @@ const send = (base: URL, agent: Agent, req: FuzzRequest): Promise<Answer> =>
         agent,
       },
       (res) => {
+        const contentType = res.headers['content-type'] ?? '';
+        // A well-formed request to a stream (events, a log followed live) is answered with 200
+        // and a body that never ends: its status and type are the answer.
+        if (res.statusCode === 200 && contentType.startsWith('text/event-stream')) {
+          res.destroy();
+          resolve({ status: 200, contentType, text: '' });
+          return;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
           resolve({
             status: res.statusCode ?? 0,
-            contentType: res.headers['content-type'] ?? '',
+            contentType,
             text: Buffer.concat(chunks).toString('utf8'),
           }),
         );

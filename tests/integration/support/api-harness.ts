@@ -5,18 +5,20 @@ import {
   type HttpDeps,
   type RouteTables,
 } from '@trellis/api';
-import { systemClock } from '@trellis/core';
+import { join } from 'node:path';
+import { systemClock, type Clock } from '@trellis/core';
 import type { EngineEvents } from '@trellis/engine';
 import {
+  IdempotentTriggers,
   InMemoryRunEvents,
   RecordTransitions,
   RunReads,
   type DagDefinitions,
   type RunService,
 } from '@trellis/services';
-import { DagFileLoader, type FsRunStore } from '@trellis/store';
+import { DagFileLoader, FsIdempotencyJournal, type FsRunStore } from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
-import { createTempHome, localRunService } from './local-run-service.js';
+import { createTempHome, localRunService, type TempHome } from './local-run-service.js';
 
 /** A test API on a temp SVC_HOME with the real store, engine and /bin/sh. */
 export interface ApiHarness {
@@ -47,9 +49,13 @@ export const apiHarness = (
     sse?: HttpDeps['sse'];
     /** The worker registry GET /workers reads; absent = no coordinator (503). */
     workers?: HttpDeps['workers'];
+    /** An existing home (a server restarted on it); `cleanup` removes it. @default a new one */
+    home?: TempHome;
+    /** The clock of the idempotency keys (`<home>/data/idempotency`). @default systemClock */
+    idempotencyClock?: Clock;
   } = {},
 ): ApiHarness => {
-  const t = createTempHome('trellis-api-');
+  const t = opts.home ?? createTempHome('trellis-api-');
   const { home, dagsDir } = t;
   const runEvents = new InMemoryRunEvents({ clock: systemClock });
   const transitions = new RecordTransitions(runEvents);
@@ -69,6 +75,7 @@ export const apiHarness = (
     runs,
     reads: new RunReads(store),
     events: runEvents,
+    idempotency: idempotencyIn(home, opts.idempotencyClock ?? systemClock),
     ...(opts.sse ? { sse: opts.sse } : {}),
     auth: opts.auth ?? noAuth,
     log: { warn: () => undefined, error: () => undefined },
@@ -102,6 +109,13 @@ export const apiHarness = (
     cleanup: t.cleanup,
   };
 };
+
+/** Idempotency keys under `<home>/data/idempotency`, as `trellis server` keeps them. */
+const idempotencyIn = (home: string, clock: Clock): IdempotentTriggers =>
+  new IdempotentTriggers({
+    journal: new FsIdempotencyJournal({ dir: join(home, 'data', 'idempotency'), clock }),
+    clock,
+  });
 
 /** The part of DagDefinitions the run endpoints use, over DagFileLoader. */
 const catalogDefinitions = (catalog: DagFileLoader): DagDefinitions => {

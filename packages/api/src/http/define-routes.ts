@@ -28,6 +28,11 @@ export interface RouteDef<
   readonly params?: P;
   readonly query?: Q;
   readonly body?: B;
+  /**
+   * Request headers the route reads, an object schema keyed by header name (`Idempotency-Key`):
+   * validated like the query (400 bad_request) and documented as header parameters.
+   */
+  readonly headers?: z.ZodObject;
   /** Response schema, for tests and the OpenAPI document. */
   readonly response?: Schema;
   /**
@@ -40,7 +45,15 @@ export interface RouteDef<
   readonly statusFor?: StatusOverrides;
   readonly summary?: string;
   readonly handler: (
-    input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; req: Request; res: Response },
+    input: {
+      params: Infer<P>;
+      query: Infer<Q>;
+      body: Infer<B>;
+      /** The declared `headers`, validated (absent ones undefined). */
+      headers: Readonly<Record<string, unknown>>;
+      req: Request;
+      res: Response;
+    },
     deps: D,
   ) => Promise<RouteResult>;
 }
@@ -81,7 +94,9 @@ export const defineRoutes = <D>(build: (r: Builder<D>) => Route<D>[]): Route<D>[
 };
 
 /** zod issues as one sentence naming each parameter, plus structured details. */
-const invalid = (where: 'path' | 'query' | 'body', error: z.ZodError): AppError => {
+type Where = 'path' | 'query' | 'body' | 'header';
+
+const invalid = (where: Where, error: z.ZodError): AppError => {
   const parts = error.issues.map(
     (i) => `${i.path.length > 0 ? i.path.join('.') : where}: ${i.message}`,
   );
@@ -94,15 +109,17 @@ const invalid = (where: 'path' | 'query' | 'body', error: z.ZodError): AppError 
   );
 };
 
-const parse = <S extends Schema | undefined>(
-  schema: S,
-  value: unknown,
-  where: 'path' | 'query' | 'body',
-): Infer<S> => {
+const parse = <S extends Schema | undefined>(schema: S, value: unknown, where: Where): Infer<S> => {
   if (!schema) return undefined as Infer<S>;
   const r = schema.safeParse(value);
   if (!r.success) throw invalid(where, r.error);
   return r.data as Infer<S>;
+};
+
+/** The declared headers of a request (by their names in the schema), validated. */
+const parseHeaders = (schema: z.ZodObject, req: Request): Record<string, unknown> => {
+  const sent = Object.fromEntries(Object.keys(schema.shape).map((name) => [name, req.get(name)]));
+  return parse(schema, sent, 'header');
 };
 
 /** Mounts routes on a router: auth, validation, the handler, and the response. */
@@ -138,6 +155,7 @@ export const mountRoutes = <D>(
             params: parse(def.params, req.params, 'path'),
             query: parse(def.query, req.query, 'query'),
             body: parse(def.body, req.body ?? {}, 'body'),
+            headers: def.headers ? parseHeaders(def.headers, req) : {},
             req,
             res,
           },

@@ -3,6 +3,7 @@ import type { WorkerInfo } from '@trellis/contract';
 import type {
   CustomQueue,
   DagDefinitions,
+  IdempotentTriggers,
   RunEvents,
   RunReads,
   RunService,
@@ -41,6 +42,11 @@ export interface HttpDeps {
   readonly events?: RunEvents;
   /** Heartbeat and buffer bound of the event streams. @default 15 s, 1 MiB */
   readonly sse?: SseOptions;
+  /**
+   * Idempotency keys of start and enqueue (kept under the data dir). Absent: a request with an
+   * `Idempotency-Key` answers 503 service_unavailable.
+   */
+  readonly idempotency?: IdempotentTriggers;
   /** Whether GET /metrics needs credentials. @default false (public) */
   readonly metricsPrivate?: boolean;
 }

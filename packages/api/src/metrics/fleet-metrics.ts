@@ -17,6 +17,8 @@ export interface FleetMetricSources {
   readonly workers: () => readonly WorkerSlots[];
   /** Jobs waiting per dispatch queue (canonical selector). */
   readonly queueDepths: () => Promise<Readonly<Record<string, number>>>;
+  /** Queued runs whose workerSelector no live worker matches (absent: no such gauge). */
+  readonly runsWaitingForWorker?: () => Promise<number>;
 }
 
 const HEALTHS = ['healthy', 'warning', 'unhealthy'] as const;
@@ -49,6 +51,16 @@ export const registerFleetMetrics = (
     },
   });
   registerWorkerGauges(registry, workers);
+  const waiting = fleet?.runsWaitingForWorker;
+  if (waiting)
+    new Gauge({
+      name: 'svc_runs_waiting_for_worker',
+      help: 'Queued runs whose workerSelector no live worker matches.',
+      registers: [registry],
+      async collect() {
+        this.set(await waiting());
+      },
+    });
   new Gauge({
     name: 'svc_dispatch_queue_depth',
     help: 'Runs waiting on each dispatch queue (named after its worker selector) for a worker.',

@@ -60,7 +60,7 @@ const successStatusOf = (def: object): number => {
 /** The parts of a route definition the document reads (none depends on the routes' deps). */
 type DocumentedDef = Pick<
   Route<unknown>['def'],
-  'params' | 'query' | 'body' | 'response' | 'permission' | 'summary' | 'eventStream'
+  'params' | 'query' | 'body' | 'headers' | 'response' | 'permission' | 'summary' | 'eventStream'
 >;
 
 /**
@@ -163,15 +163,20 @@ const parametersOf = (
     const schema = params?.props[name] ?? { type: 'string' };
     parameters.push({ name, in: 'path', required: true, schema });
   }
-  if (def.query) {
+  const named: [z.ZodType | undefined, 'query' | 'header', string][] = [
+    [def.query, 'query', 'Query'],
+    [def.headers, 'header', 'Headers'],
+  ];
+  for (const [schemaOf, where, suffix] of named) {
+    if (!schemaOf) continue;
     const { props, required } = objectFields(
-      toOpenApiSchema(def.query, 'input', `${operationId}Query`, schemas),
+      toOpenApiSchema(schemaOf, 'input', `${operationId}${suffix}`, schemas),
     );
     for (const [name, schema] of Object.entries(props)) {
       const description = typeof schema.description === 'string' ? schema.description : undefined;
       parameters.push({
         name,
-        in: 'query',
+        in: where,
         required: required.includes(name),
         schema,
         ...(description !== undefined ? { description } : {}),

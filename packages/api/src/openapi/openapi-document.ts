@@ -4,7 +4,7 @@ export type SchemaObject = { [key: string]: unknown };
 /** One parameter of an operation (path or query). */
 export interface ParameterObject {
   readonly name: string;
-  readonly in: 'path' | 'query';
+  readonly in: 'path' | 'query' | 'header';
   readonly required: boolean;
   readonly schema: SchemaObject;
   readonly description?: string;

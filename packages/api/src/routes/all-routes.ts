@@ -4,11 +4,18 @@ import type { HttpDeps } from '../http/deps.js';
 import { dagRoutes } from './dags.routes.js';
 import { eventRoutes } from './events.routes.js';
 import { queueRoutes } from './queues.routes.js';
+import { runOutputRoutes } from './run-outputs.routes.js';
 import { runRoutes } from './runs.routes.js';
 import { systemRoutes } from './system.routes.js';
 
 /** The route tables `trellis server` mounts (besides the system routes createHttpApp adds). */
-export const API_ROUTE_TABLES = [dagRoutes, runRoutes, queueRoutes, eventRoutes] as const;
+export const API_ROUTE_TABLES = [
+  dagRoutes,
+  runRoutes,
+  runOutputRoutes,
+  queueRoutes,
+  eventRoutes,
+] as const;
 
 /** The OpenAPI document of the whole API, as checked in at docs/openapi.json. */
 export const renderApiDocument = (version: string): string =>

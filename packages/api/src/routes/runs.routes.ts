@@ -11,6 +11,7 @@ import {
   DagRunsResponse,
   EnqueueRunBody,
   FileName,
+  IdempotencyKeyHeaders,
   InlineRunBody,
   ListWorkersResponse,
   LogChunkSchema,
@@ -26,10 +27,14 @@ import {
   StepStatusBody,
   StepLogQuery,
   StepPath,
+  TriggerRunResponse,
 } from '@trellis/contract';
+import type { Dag } from '@trellis/spec';
 import { paginate } from '../wire/paginate.js';
+import { idempotently } from './idempotent-trigger.js';
 import { findOrWait } from './run-wait.js';
 import { checkRunConfig } from './run-config.js';
+import { noWorkerReasonOf, waitReasonOf } from './wait-reason.js';
 import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
 import { toApiWorker } from '../wire/worker.mapper.js';
 
@@ -49,6 +54,48 @@ const answerStarted = (deps: HttpDeps, started: StartedRun) => {
     deps.log.error(`run ${started.record.dagRunId} failed to finish`, e),
   );
   return { status: 200, body: { dagRunId: started.record.dagRunId } };
+};
+
+/**
+ * A start's or enqueue's answer with the run it created, for the idempotency journal; it says why
+ * the run waits when no live worker matches its DAG's workerSelector.
+ */
+const keyed = async (deps: HttpDeps, dag: Dag, started: StartedRun) => {
+  const answer = answerStarted(deps, started);
+  const reason = await noWorkerReasonOf(deps, dag, started);
+  return {
+    name: started.record.name,
+    dagRunId: started.record.dagRunId,
+    answer: { ...answer, body: { ...answer.body, ...reason } },
+  };
+};
+
+/** POST /dags/{fileName}/start without its idempotency. */
+const startRun = async (deps: HttpDeps, fileName: string, body: z.infer<typeof StartRunBody>) => {
+  const loaded = await deps.dags.load(fileName);
+  checkRunConfig(loaded.dag, body);
+  const started = await deps.runs.startLoaded(loaded.dag, loaded.localDags, {
+    ...(body.params !== undefined ? { params: body.params } : {}),
+    ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
+    ...(body.singleton !== undefined ? { singleton: body.singleton } : {}),
+  });
+  return keyed(deps, loaded.dag, started);
+};
+
+/** POST /dags/{fileName}/enqueue without its idempotency. */
+const enqueueRun = async (
+  deps: HttpDeps,
+  fileName: string,
+  body: z.infer<typeof EnqueueRunBody>,
+) => {
+  const loaded = await deps.dags.load(fileName);
+  checkRunConfig(loaded.dag, body);
+  const started = await deps.runs.enqueue(loaded.dag, loaded.localDags, {
+    ...(body.params !== undefined ? { params: body.params } : {}),
+    ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
+    ...(body.queue !== undefined ? { queue: body.queue } : {}),
+  });
+  return keyed(deps, loaded.dag, started);
 };
 
 const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: string) => {
@@ -75,36 +122,33 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
   r.post('/dags/:fileName/start', {
     params: z.object({ fileName: FileName }),
     body: StartRunBody,
-    response: z.object({ dagRunId: z.string() }),
+    headers: IdempotencyKeyHeaders,
+    response: TriggerRunResponse,
     permission: 'runs:write',
-    summary: 'Start a run of the DAG now',
-    handler: async ({ params, body }, deps) => {
-      const loaded = await deps.dags.load(params.fileName);
-      checkRunConfig(loaded.dag, body);
-      const started = await deps.runs.startLoaded(loaded.dag, loaded.localDags, {
-        ...(body.params !== undefined ? { params: body.params } : {}),
-        ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
-        ...(body.singleton !== undefined ? { singleton: body.singleton } : {}),
-      });
-      return answerStarted(deps, started);
-    },
+    summary: 'Start a run of the DAG now (idempotent with an Idempotency-Key header)',
+    handler: async ({ params, body, headers, res }, deps) =>
+      idempotently(
+        deps,
+        headers['Idempotency-Key'],
+        { request: `POST /dags/${params.fileName}/start`, payload: body, res },
+        () => startRun(deps, params.fileName, body),
+      ),
   }),
   r.post('/dags/:fileName/enqueue', {
     params: z.object({ fileName: FileName }),
     body: EnqueueRunBody,
-    response: z.object({ dagRunId: z.string() }),
+    headers: IdempotencyKeyHeaders,
+    response: TriggerRunResponse,
     permission: 'runs:write',
-    summary: "Put a run of the DAG on its queue (or the body's queue); it starts in its turn",
-    handler: async ({ params, body }, deps) => {
-      const loaded = await deps.dags.load(params.fileName);
-      checkRunConfig(loaded.dag, body);
-      const started = await deps.runs.enqueue(loaded.dag, loaded.localDags, {
-        ...(body.params !== undefined ? { params: body.params } : {}),
-        ...(body.dagRunId !== undefined ? { dagRunId: body.dagRunId } : {}),
-        ...(body.queue !== undefined ? { queue: body.queue } : {}),
-      });
-      return answerStarted(deps, started);
-    },
+    summary:
+      "Put a run of the DAG on its queue (or the body's queue); it starts in its turn (idempotent with an Idempotency-Key header)",
+    handler: async ({ params, body, headers, res }, deps) =>
+      idempotently(
+        deps,
+        headers['Idempotency-Key'],
+        { request: `POST /dags/${params.fileName}/enqueue`, payload: body, res },
+        () => enqueueRun(deps, params.fileName, body),
+      ),
   }),
   r.post('/dags/:fileName/stop-all', {
     params: z.object({ fileName: FileName }),
@@ -136,7 +180,8 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     handler: async ({ params }, deps) => {
       const details = await deps.dags.get(params.fileName);
       const run = await deps.reads.find({ name: details.dag.name, dagRunId: params.dagRunId });
-      return { status: 200, body: { dagRun: toApiRunDetails(run) } };
+      const reason = await waitReasonOf(deps, run, params.fileName);
+      return { status: 200, body: { dagRun: { ...toApiRunDetails(run), ...reason } } };
     },
   }),
   r.post('/dag-runs', {
@@ -178,10 +223,11 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: z.object({ dagRunDetails: RunDetailsSchema }),
     summary:
       'One run (`latest` for the most recent); with waitFor=final, answers once the run is final or at the timeout',
-    handler: async ({ params, query, res }, deps) => ({
-      status: 200,
-      body: { dagRunDetails: toApiRunDetails(await findOrWait(deps, params, query, res)) },
-    }),
+    handler: async ({ params, query, res }, deps) => {
+      const run = await findOrWait(deps, params, query, res);
+      const reason = await waitReasonOf(deps, run);
+      return { status: 200, body: { dagRunDetails: { ...toApiRunDetails(run), ...reason } } };
+    },
   }),
   r.post('/dag-runs/:name/:dagRunId/stop', {
     params: RunPath,

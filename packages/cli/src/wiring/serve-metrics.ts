@@ -1,4 +1,5 @@
-import { createMetrics, type Metrics, type RunFacts } from '@trellis/api';
+import { createMetrics, toLiveWorkers, type Metrics, type RunFacts } from '@trellis/api';
+import { countWaitingForWorker } from '@trellis/services';
 import { RunStatus, systemClock } from '@trellis/core';
 import type { FsDagStore } from '@trellis/store';
 import { VERSION } from '../version.js';
@@ -50,6 +51,8 @@ export const serveMetrics = (
                   busy: w.runningTasks.length,
                 })),
               queueDepths: () => fleet.dispatcher.depths(),
+              runsWaitingForWorker: () =>
+                countWaitingForWorker(store, toLiveWorkers(fleet.workers())),
             },
           }
         : {}),

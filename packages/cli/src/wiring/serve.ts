@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import {
   answerClientErrors,
   createWebAuth,
@@ -11,8 +12,8 @@ import {
   type Metrics,
 } from '@trellis/api';
 import { systemClock, type ConfigFlags } from '@trellis/core';
-import { RunReads } from '@trellis/services';
-import { dataDirProblem, type FsDagStore } from '@trellis/store';
+import { IdempotentTriggers, RunReads } from '@trellis/services';
+import { FsIdempotencyJournal, dataDirProblem, type FsDagStore } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { serveMetrics } from './serve-metrics.js';
@@ -169,6 +170,13 @@ const httpDepsOf = (
     runs: rt.runs,
     reads: new RunReads(rt.store),
     events: rt.runEvents,
+    idempotency: new IdempotentTriggers({
+      journal: new FsIdempotencyJournal({
+        dir: join(rt.config.paths.dataDir, 'idempotency'),
+        clock: systemClock,
+      }),
+      clock: systemClock,
+    }),
     auth,
     log: {
       warn: () => undefined, // refusals are answered to the caller; not worth a log line each

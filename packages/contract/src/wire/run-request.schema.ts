@@ -70,3 +70,31 @@ export const StepStatusBody = z.object({
     .min(0, 'status must be 0-5')
     .max(5, 'status must be 0-5'),
 });
+
+/** Longest Idempotency-Key accepted. */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
+const shown = (v: unknown): string => {
+  const text = String(v);
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}...` : text);
+};
+
+/**
+ * The `Idempotency-Key` header of start and enqueue (beyond the spec: docs/api.md, "Idempotent
+ * triggers"): 1 to 255 printable ASCII characters.
+ */
+export const IdempotencyKeyHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .refine(
+      (k) => k.length >= 1 && k.length <= IDEMPOTENCY_KEY_MAX_LENGTH && /^[\x20-\x7e]+$/.test(k),
+      {
+        error: (iss) =>
+          `${shown(iss.input)} (${String(iss.input).length} characters) is not an idempotency key: use 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters, for example a UUID`,
+      },
+    )
+    .optional()
+    .describe(
+      'Makes the request idempotent for 24 h: the same key with the same body answers the first run again; with another body 409 already_exists',
+    ),
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WaitReasonSchema } from './wait-reason.schema.js';
 
 /** Step object as returned by the API (spec: "Step object as returned by the API"). */
 export const ApiStepSchema = z
@@ -79,6 +80,8 @@ export const RunDetailsSchema = RunSummarySchema.extend({
     z.object({ condition: z.string(), expected: z.string(), error: z.string() }),
   ),
   error: z.string(),
+  /** A queued run's reason to wait (beyond the spec); absent for other runs. */
+  waitReason: WaitReasonSchema.optional(),
 });
 
 /** Grid data item (spec: "Grid data item"). */

@@ -1,6 +1,10 @@
 import { notFound, type RunStatus } from '@trellis/core';
 import type { DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
 import type { DagRunSummary } from '../dags/dag-catalog-port.js';
+import type { CustomQueue } from '../queues/queue-of.js';
+import { explainWait, type WaitContext, type WaitReason } from '../queues/wait-reason.js';
+import { runOutputs, type RunOutputs } from './run-outputs.js';
+import type { RunSnapshotData } from './run-store-port.js';
 
 /** The run summary fields the list endpoints need (no nodes): the run index's summary. */
 export type RunSummaryRecord = DagRunSummary;
@@ -53,6 +57,8 @@ export interface RunReadStore {
   /** Throws not_found. */
   latestRun(dagName: string): Promise<DagRunRecord>;
   listChildren(root: RunRef): Promise<RunSummaryRecord[]>;
+  /** The DAG a run executes, as stored beside it. Throws not_found. */
+  getSnapshot(ref: RunRef): Promise<RunSnapshotData>;
   readLog(path: string, q: LogWindowQuery): Promise<LogChunkData>;
   /** Follows a log file from line `fromLine` (1-based): the lines there, then new ones. */
   followLog(
@@ -136,6 +142,31 @@ export class RunReads {
     const run = await this.find(p);
     const root = { name: run.name, dagRunId: run.dagRunId };
     return { root, child: await this.child(root, p.childDAGRunId) };
+  }
+
+  /**
+   * What a run produced: every step's output variables and its child runs' outputs nested under
+   * it (`root` is where the run's descendants are stored: the run itself, or a child's root).
+   */
+  outputs(run: DagRunRecord, root: RunRef = run): Promise<RunOutputs> {
+    return runOutputs(this.store, run, root);
+  }
+
+  /** Why a queued run waits (undefined for a run that is not queued). */
+  whyWaiting(
+    run: DagRunRecord,
+    ctx: WaitContext & { readonly queues: readonly CustomQueue[] },
+  ): Promise<WaitReason | undefined> {
+    const store = this.store;
+    return explainWait(
+      {
+        listRuns: (f) => store.listRuns(f),
+        getSnapshot: (r) => store.getSnapshot(r),
+        queues: ctx.queues,
+      },
+      run,
+      ctx,
+    );
   }
 
   /** A run's own log; a run that has not started yet (queued) has an empty one, not a 404. */

@@ -22,6 +22,12 @@ export const RunFacts = ({ r, now }: { r: ApiRunDetails; now: number }) => (
         <dd>{formatTime(r.queuedAt)}</dd>
       </div>
     )}
+    {r.waitReason && (
+      <div>
+        <dt>Waiting</dt>
+        <dd data-testid="wait-reason">{r.waitReason.message}</dd>
+      </div>
+    )}
     <div>
       <dt>Parameters</dt>
       <dd className="mono">{r.params && r.params !== '{}' ? r.params : '—'}</dd>

@@ -5,6 +5,7 @@ import { ErrorBox } from '../../components/error-box';
 import { isActiveRun } from '../../lib/status';
 import { useNow } from '../../lib/use-poll';
 import { type LogChoice, LogPanel } from './log-panel';
+import { OutputsPanel } from './outputs-panel';
 import { RunDialogs } from './run-dialogs';
 import { RunFacts } from './run-facts';
 import { RunGraphPanels } from './run-graph';
@@ -69,6 +70,7 @@ export const RunPage = ({
         childLink={childLink}
         actions={{ onLog: showStepLog, onSetStatus: actions.setStepStatus }}
       />
+      <OutputsPanel base={base} status={r.status} childLink={childLink} />
       <LogPanel
         base={base}
         logChoice={logChoice}
