@@ -37,6 +37,8 @@ export const spawnWorker = async (opts: {
   concurrency?: number;
   graceSec?: number;
   home: string;
+  /** More environment variables (e.g. NODE_EXTRA_CA_CERTS). */
+  env?: NodeJS.ProcessEnv;
 }): Promise<WorkerProcess> => {
   if (!existsSync(join(dirname(TRELLIS_BIN), '..', 'dist', 'main.js')))
     throw new Error('packages/cli/dist is missing: run "pnpm build" before these tests');
@@ -64,6 +66,7 @@ export const spawnWorker = async (opts: {
         HOME: opts.home,
         SVC_HOME: opts.home,
         SVC_REDIS_URL: opts.redisUrl,
+        ...opts.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
