@@ -75,7 +75,7 @@ const AFTER_FOUR_RUNS = {
 
 describe('metrics of trellis start-all after 3 succeeded and 1 failed run of DAG x', () => {
   it('counts them by DAG and outcome, with a duration each', async () => {
-    expect(runCounts(await scrape())).toEqual(AFTER_FOUR_RUNS);
+    await expect.poll(async () => runCounts(await scrape())).toEqual(AFTER_FOUR_RUNS);
   });
 
   it('observes the queue wait of every run that went through queue x', async () => {
@@ -153,6 +153,9 @@ describe('metrics of trellis start-all after 3 succeeded and 1 failed run of DAG
     base = `${server.url}/api/v2`;
     expect(runCounts(await scrape())).toEqual(AFTER_FOUR_RUNS);
     await runX(1);
-    expect(runCounts(await scrape())).toMatchObject({ started: 5, failed: 2, error: 2 });
+    // counted when the run's end reaches the metrics, a moment after its record reads final
+    await expect
+      .poll(async () => runCounts(await scrape()))
+      .toMatchObject({ started: 5, failed: 2, error: 2 });
   });
 });
