@@ -1,8 +1,10 @@
 import { useEffect } from 'react';
+import { DashboardPage } from '../pages/dashboard/dashboard-page';
 import { DagListPage } from '../pages/dag-list/dag-list-page';
 import { DagPage } from '../pages/dag/dag-page';
 import { QueuesPage } from '../pages/queues-page';
 import { RunPage } from '../pages/run/run-page';
+import { RunsPage } from '../pages/runs/runs-page';
 import { WorkersPage } from '../pages/workers-page';
 import { Link, matchPath, useRouter } from '../router';
 
@@ -32,7 +34,9 @@ export const Routes = () => {
     document.title = titleFor(path);
   }, [path]);
   let m: Record<string, string> | undefined;
-  if (path === '/' || path === '/dags') return <DagListPage />;
+  if (path === '/' || path === '/dashboard') return <DashboardPage />;
+  if (path === '/runs') return <RunsPage />;
+  if (path === '/dags') return <DagListPage />;
   if ((m = matchPath('/dags/:fileName', path)))
     return <DagPage key={m.fileName} fileName={m.fileName ?? ''} />;
   if ((m = matchPath('/runs/:name/:id', path)))
