@@ -107,7 +107,7 @@ export const RunsPage = () => {
         <label className="small">
           Per page{' '}
           <select value={perPage} onChange={(e) => setParams({ perPage: e.target.value })}>
-            {PAGE_SIZES.map((n) => (
+            {[...new Set([...PAGE_SIZES, perPage])].map((n) => (
               <option key={n} value={n}>
                 {n}
               </option>

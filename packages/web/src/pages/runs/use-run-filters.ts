@@ -15,7 +15,8 @@ export const useRunFilters = () => {
   const filters = Object.fromEntries(FILTER_KEYS.map((k) => [k, s.get(k) ?? ''])) as RunFilters;
   const page = Math.max(1, Number(s.get('page') ?? '1') || 1);
   const sizeParam = Number(s.get('perPage'));
-  const perPage = (PAGE_SIZES as readonly number[]).includes(sizeParam) ? sizeParam : PAGE_SIZES[0];
+  const perPage =
+    Number.isInteger(sizeParam) && sizeParam >= 1 && sizeParam <= 1000 ? sizeParam : PAGE_SIZES[0];
 
   /** Sets (or, given '', removes) parameters; a filter change goes back to page 1. */
   const setParams = (changes: Record<string, string>) => {
