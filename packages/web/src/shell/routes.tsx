@@ -14,16 +14,19 @@ export const titleFor = (path: string): string => {
     .split('/')
     .filter(Boolean)
     .map((p) => decodeURIComponent(p));
+  const titles: Record<string, string> = {
+    '': 'Dashboard',
+    dashboard: 'Dashboard',
+    runs: 'Runs',
+    queues: 'Queues',
+    workers: 'Workers',
+  };
   const page =
     first === 'dags' && name
       ? name
       : first === 'runs' && name
         ? `${name} run`
-        : first === 'queues'
-          ? 'Queues'
-          : first === 'workers'
-            ? 'Workers'
-            : 'DAGs';
+        : (titles[first ?? ''] ?? 'DAGs');
   return `${page} · Trellis`;
 };
 
