@@ -22,7 +22,7 @@ export const DashboardQuery = z.object({
 });
 
 /** One run of the range, as the timeline draws it. */
-export const DashboardRunSchema = z.object({
+const DashboardRunSchema = z.object({
   name: z.string(),
   dagRunId: z.string(),
   status: z.number().int().min(0).max(6),
@@ -33,7 +33,7 @@ export const DashboardRunSchema = z.object({
 });
 
 /** A queue's occupancy and the runs waiting in it. */
-export const DashboardQueueSchema = z.object({
+const DashboardQueueSchema = z.object({
   name: z.string(),
   type: z.enum(['custom', 'dag-based']),
   maxConcurrency: z.number().int().optional(),
@@ -43,7 +43,7 @@ export const DashboardQueueSchema = z.object({
 });
 
 /** A worker with its slots (distributed mode). */
-export const DashboardWorkerSchema = WorkerSchema.pick({
+const DashboardWorkerSchema = WorkerSchema.pick({
   id: true,
   health_status: true,
   last_heartbeat: true,

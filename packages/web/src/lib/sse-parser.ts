@@ -1,5 +1,5 @@
 /** One Server-Sent Event: its `event:` name (`message` when absent), `data:` text and `id:`. */
-export interface SseEvent {
+interface SseEvent {
   readonly event: string;
   readonly data: string;
   readonly id?: string;

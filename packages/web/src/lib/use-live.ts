@@ -57,7 +57,7 @@ const useEventStream = (
   return open;
 };
 
-export interface LiveState<T> {
+interface LiveState<T> {
   readonly data: T | undefined;
   readonly error: ApiError | undefined;
   /** The event stream is open: the data follows changes as they happen. */

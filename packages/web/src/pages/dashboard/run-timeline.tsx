@@ -27,7 +27,7 @@ const ticksOf = (fromMs: number, toMs: number): number[] => {
   const out: number[] = [];
   const first = new Date(fromMs);
   first.setMinutes(0, 0, 0);
-  for (let t = first.getTime(); t <= toMs; t += step * 3_600_000) if (t >= fromMs) out.push(t);
+  for (let t = first.getTime(); t < toMs; t += step * 3_600_000) if (t >= fromMs) out.push(t);
   return out;
 };
 

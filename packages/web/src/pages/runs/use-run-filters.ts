@@ -2,7 +2,7 @@ import { useRouter } from '../../router';
 
 /** The runs page's filters as URL parameters: the URL alone reproduces a view. */
 export const FILTER_KEYS = ['status', 'dag', 'tag', 'worker', 'from', 'to'] as const;
-export type FilterKey = (typeof FILTER_KEYS)[number];
+type FilterKey = (typeof FILTER_KEYS)[number];
 export type RunFilters = Record<FilterKey, string>;
 
 /** Rows per page offered; the first is the default. */
