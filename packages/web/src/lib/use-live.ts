@@ -67,12 +67,15 @@ interface LiveState<T> {
 
 /**
  * `load()` once, then again whenever the event stream reports a change of `types` (after a short
- * settle), on every reconnection, and every 30 s: one request per change, never polling per item.
+ * settle), on every reconnection, and `refreshMs` after each load (30 s by default): one request
+ * per change, never polling per item.
  */
 export const useLive = <T>(
   load: () => Promise<T>,
   deps: readonly unknown[],
   types = 'run,queue,worker',
+  /** How long until the next reload without an event, given the data (default 30 s). */
+  refreshMs: (data: T | undefined) => number = () => REFRESH_MS,
 ): LiveState<T> => {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<ApiError>();
@@ -89,19 +92,24 @@ export const useLive = <T>(
     }, SETTLE_MS);
   }, [reload]);
 
+  const refreshRef = useRef(refreshMs);
+  refreshRef.current = refreshMs;
   useEffect(() => {
     let cancelled = false;
+    let t: number | undefined;
     loadRef.current().then(
       (d) => {
         if (cancelled) return;
         setData(d);
         setError(undefined);
+        t = window.setTimeout(reload, refreshRef.current(d));
       },
       (e: unknown) => {
-        if (!cancelled) setError(e instanceof ApiError ? e : new ApiError(0, 'client', String(e)));
+        if (cancelled) return;
+        setError(e instanceof ApiError ? e : new ApiError(0, 'client', String(e)));
+        t = window.setTimeout(reload, REFRESH_MS);
       },
     );
-    const t = window.setTimeout(reload, REFRESH_MS);
     return () => {
       cancelled = true;
       window.clearTimeout(t);

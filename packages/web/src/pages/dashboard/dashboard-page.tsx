@@ -93,6 +93,9 @@ export const DashboardPage = () => {
   const d = useLive(
     () => api.get<DashboardResponse>('/dashboard', { from: fromSec, to: toSec }),
     [fromSec, toSec],
+    'run,queue,worker',
+    // worker slots and heartbeats change with heartbeats, which send no event
+    (x) => (x?.workers.list.length ? 5000 : 30_000),
   );
   return (
     <section className="page">
