@@ -30,10 +30,18 @@ beforeAll(async () => {
   redis = await startRedis();
   const grpcPort = await freePort();
   [server, b] = await Promise.all([
-    startServer({ 'fleet-sleep': 'steps:\n  - name: wait\n    command: sleep 30\n' }, '', 0, {
-      args: ['--coordinator-port', String(grpcPort)],
-      env: { SVC_REDIS_URL: redis.url },
-    }),
+    startServer(
+      {
+        'fleet-sleep':
+          'workerSelector:\n  pool: dash\nsteps:\n  - name: wait\n    command: sleep 30\n',
+      },
+      '',
+      0,
+      {
+        args: ['--coordinator-port', String(grpcPort)],
+        env: { SVC_REDIS_URL: redis.url },
+      },
+    ),
     openBrowser(),
   ]);
   for (const [id, concurrency] of [
@@ -45,7 +53,7 @@ beforeAll(async () => {
     workers.push(
       await spawnWorker({
         id,
-        labels: {},
+        labels: { pool: 'dash' },
         concurrency,
         coordinator: `127.0.0.1:${grpcPort}`,
         redisUrl: redis.url,
@@ -75,7 +83,7 @@ describe('the dashboard with a coordinator and two workers', () => {
     await expect.poll(() => slots('dash-w2'), { timeout: 20_000 }).toBe('0/3 slots busy');
     const w1 = (await page.locator('[data-worker="dash-w1"]').textContent()) ?? '';
     expect(w1).toMatch(/healthy/);
-    expect(w1).toMatch(/heartbeat \d+s ago/);
+    expect(w1).toMatch(/heartbeat (\d+s ago|just now)/);
     expect(await page.getByTestId('embedded-mode').count()).toBe(0);
 
     const r = await callApi(`${server.url}/api/v2`, 'POST', '/dags/fleet-sleep/start', {
@@ -83,6 +91,15 @@ describe('the dashboard with a coordinator and two workers', () => {
     });
     expect(r.status).toBe(200);
     await page.locator('.tl-bar[data-run="f1"]').waitFor({ timeout: 20_000 });
+    // a DAG with a workerSelector runs on a worker; the coordinator knows the task once the
+    // worker's heartbeat reports it
+    await expect
+      .poll(
+        async () =>
+          JSON.stringify((await callApi(`${server.url}/api/v2`, 'GET', '/dashboard')).body.workers),
+        { timeout: 20_000 },
+      )
+      .toMatch(/"slotsBusy":1/);
     await expect
       .poll(async () => [await slots('dash-w1'), await slots('dash-w2')].join(' '), {
         timeout: 20_000,
