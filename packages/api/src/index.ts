@@ -53,6 +53,7 @@ export { runOutputRoutes } from './routes/run-outputs.routes.js';
 export { toLiveWorkers } from './routes/wait-reason.js';
 export { eventRoutes } from './routes/events.routes.js';
 export { queueRoutes } from './routes/queues.routes.js';
+export { dashboardRoutes } from './routes/dashboard.routes.js';
 export {
   toApiRunSummary,
   toApiRunDetails,

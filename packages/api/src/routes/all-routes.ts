@@ -2,6 +2,7 @@ import { openApiRoutes } from '../openapi/openapi.routes.js';
 import { renderOpenApiJson } from '../openapi/build-openapi.js';
 import type { HttpDeps } from '../http/deps.js';
 import { dagRoutes } from './dags.routes.js';
+import { dashboardRoutes } from './dashboard.routes.js';
 import { eventRoutes } from './events.routes.js';
 import { queueRoutes } from './queues.routes.js';
 import { runOutputRoutes } from './run-outputs.routes.js';
@@ -15,6 +16,7 @@ export const API_ROUTE_TABLES = [
   runOutputRoutes,
   queueRoutes,
   eventRoutes,
+  dashboardRoutes,
 ] as const;
 
 /** The OpenAPI document of the whole API, as checked in at docs/openapi.json. */

@@ -36,6 +36,7 @@ import { findOrWait } from './run-wait.js';
 import { checkRunConfig } from './run-config.js';
 import { noWorkerReasonOf, waitReasonOf } from './wait-reason.js';
 import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
+import { dagNamesTagged } from './dag-names.js';
 import { toApiWorker } from '../wire/worker.mapper.js';
 
 const window = (q: z.infer<typeof RunLogQuery>) => ({
@@ -100,6 +101,8 @@ const enqueueRun = async (
 
 const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: string) => {
   const runs = await deps.reads.list({
+    ...(q.tag !== undefined && q.tag !== '' ? { names: await dagNamesTagged(deps, q.tag) } : {}),
+    ...(q.worker !== undefined && q.worker !== '' ? { workerId: q.worker } : {}),
     ...(name !== undefined ? { name } : q.name !== undefined ? { name: q.name } : {}),
     ...(q.status !== undefined ? { status: q.status as RunStatus } : {}),
     ...(q.fromDate !== undefined ? { fromMs: q.fromDate * 1000 } : {}),

@@ -60,6 +60,14 @@ export const RunListQuery = z.object({
   page: queryInt(1).optional(),
   perPage: queryInt(1, 1000).optional(),
   remoteNode: z.string().optional(),
+  tag: z
+    .string()
+    .optional()
+    .describe('Beyond the spec: only runs of DAGs with this tag (case-insensitive)'),
+  worker: z
+    .string()
+    .optional()
+    .describe('Beyond the spec: only runs executed by this worker id (`local`: in the server)'),
 });
 
 /** PATCH .../steps/{stepName}/status body: the step statuses 0-5. */

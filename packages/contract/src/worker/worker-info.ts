@@ -11,4 +11,6 @@ export interface WorkerInfo {
   readonly health: WorkerHealth;
   readonly lastHeartbeat: Date;
   readonly runningTasks: readonly RunningTask[];
+  /** Runs it may execute at once (its last heartbeat's capacity), when known. */
+  readonly capacity?: number;
 }

@@ -45,6 +45,10 @@ export interface RunListFilter {
   readonly toMs?: number;
   /** Only runs whose id contains this text (case-insensitive). */
   readonly dagRunIdContains?: string;
+  /** Only runs of one of these DAGs (beyond the spec: the runs list's `tag` filter). */
+  readonly names?: readonly string[];
+  /** Only runs executed by this worker (`owner.workerId`; `local` in the server process). */
+  readonly workerId?: string;
   /** At most this many runs (the newest). @default no limit */
   readonly limit?: number;
 }

@@ -23,6 +23,8 @@ export const matchesRunFilter = (run: IndexedRun, f: RunFilter): boolean => {
   const s = run.summary;
   if (!f.includeChildren && s.parent !== undefined) return false;
   if (f.status !== undefined && s.status !== f.status) return false;
+  if (f.names !== undefined && !f.names.includes(s.name)) return false;
+  if (f.workerId !== undefined && s.owner?.workerId !== f.workerId) return false;
   if (f.fromMs !== undefined && !(run.createdMs >= f.fromMs)) return false;
   if (f.toMs !== undefined && !(run.createdMs <= f.toMs)) return false;
   if (

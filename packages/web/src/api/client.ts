@@ -82,6 +82,23 @@ export class ApiClient {
     return json as T;
   }
 
+  /** Opens a stream (Server-Sent Events) with the same credentials; a non-2xx is an ApiError. */
+  async openStream(path: string, signal: AbortSignal, query?: Query): Promise<Response> {
+    const headers: Record<string, string> = { Accept: 'text/event-stream' };
+    const auth = this.opts.credentials.get();
+    if (auth) headers.Authorization = auth;
+    const res = await (this.opts.fetch ?? fetch)(this.url(path, query), {
+      headers,
+      signal,
+      credentials: this.opts.withCookies ? 'same-origin' : 'omit',
+    });
+    if (!res.ok) {
+      if (res.status === 401) this.opts.onUnauthorized();
+      throw new ApiError(res.status, `http_${res.status}`, `${path}: HTTP ${res.status}`);
+    }
+    return res;
+  }
+
   get<T>(path: string, query?: Query): Promise<T> {
     return this.request<T>('GET', path, query ? { query } : {});
   }

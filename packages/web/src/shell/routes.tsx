@@ -1,8 +1,10 @@
 import { useEffect } from 'react';
+import { DashboardPage } from '../pages/dashboard/dashboard-page';
 import { DagListPage } from '../pages/dag-list/dag-list-page';
 import { DagPage } from '../pages/dag/dag-page';
 import { QueuesPage } from '../pages/queues-page';
 import { RunPage } from '../pages/run/run-page';
+import { RunsPage } from '../pages/runs/runs-page';
 import { WorkersPage } from '../pages/workers-page';
 import { Link, matchPath, useRouter } from '../router';
 
@@ -12,16 +14,19 @@ export const titleFor = (path: string): string => {
     .split('/')
     .filter(Boolean)
     .map((p) => decodeURIComponent(p));
+  const titles: Record<string, string> = {
+    '': 'Dashboard',
+    dashboard: 'Dashboard',
+    runs: 'Runs',
+    queues: 'Queues',
+    workers: 'Workers',
+  };
   const page =
     first === 'dags' && name
       ? name
       : first === 'runs' && name
         ? `${name} run`
-        : first === 'queues'
-          ? 'Queues'
-          : first === 'workers'
-            ? 'Workers'
-            : 'DAGs';
+        : (titles[first ?? ''] ?? 'DAGs');
   return `${page} · Trellis`;
 };
 
@@ -32,7 +37,9 @@ export const Routes = () => {
     document.title = titleFor(path);
   }, [path]);
   let m: Record<string, string> | undefined;
-  if (path === '/' || path === '/dags') return <DagListPage />;
+  if (path === '/' || path === '/dashboard') return <DashboardPage />;
+  if (path === '/runs') return <RunsPage />;
+  if (path === '/dags') return <DagListPage />;
   if ((m = matchPath('/dags/:fileName', path)))
     return <DagPage key={m.fileName} fileName={m.fileName ?? ''} />;
   if ((m = matchPath('/runs/:name/:id', path)))

@@ -4,10 +4,7 @@ import { Link, useRouter } from '../router';
 
 const NavLink = ({ to, label }: { to: string; label: string }) => {
   const { path } = useRouter();
-  const active =
-    to === '/dags'
-      ? path === '/' || path.startsWith('/dags') || path.startsWith('/runs')
-      : path.startsWith(to);
+  const active = to === '/' ? path === '/' || path === '/dashboard' : path.startsWith(to);
   return (
     <Link to={to} className={active ? 'nav-link active' : 'nav-link'}>
       {label}
@@ -41,11 +38,13 @@ export const Sidebar = ({
   signOut: () => Promise<void>;
 }) => (
   <aside className="sidebar">
-    <Link to="/dags" className="brand">
+    <Link to="/" className="brand">
       <span className="logo" aria-hidden="true" /> Trellis
     </Link>
     <nav aria-label="Main">
+      <NavLink to="/" label="Dashboard" />
       <NavLink to="/dags" label="DAGs" />
+      <NavLink to="/runs" label="Runs" />
       <NavLink to="/queues" label="Queues" />
       <NavLink to="/workers" label="Workers" />
     </nav>
