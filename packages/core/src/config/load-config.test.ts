@@ -24,6 +24,8 @@ describe('loadConfig defaults', () => {
         headless: false,
         tz: '',
         metricsPublic: true,
+        tlsCertFile: '',
+        tlsKeyFile: '',
       },
       defaultShell: '',
       coordinator: {
