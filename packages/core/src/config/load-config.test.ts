@@ -36,7 +36,7 @@ describe('loadConfig defaults', () => {
         tlsKeyFile: '',
         tlsCaFile: '',
       },
-      worker: { id: '', labels: {}, concurrency: 4 },
+      worker: { id: '', labels: {}, concurrency: 4, outboxMaxBytes: 67_108_864 },
       queues: [],
       histRetentionDays: 30,
       scheduler: { zombieDetectionIntervalSec: 45 },
