@@ -2,6 +2,7 @@ import { twoWordCommandFor } from './commands/command-hint.js';
 import { commandHelp } from './commands/help.js';
 import { COMMANDS, findCommand } from './commands/registry.js';
 import { ExitCode, type CliIo } from './io.js';
+import { SERVICE_COMMANDS, serviceIo, takeLogFormat } from './service-log.js';
 
 export { VERSION } from './version.js';
 import { VERSION } from './version.js';
@@ -58,11 +59,23 @@ export const runCli = async (args: readonly string[], io: CliIo): Promise<ExitCo
     io.out(commandHelp(command));
     return ExitCode.Ok;
   }
+  let words = rest;
+  let cmdIo = io;
+  if (SERVICE_COMMANDS.has(command.name)) {
+    // a service log: one line per event, `--log-format json` for log shippers (service-log.ts)
+    const log = takeLogFormat(rest, io.env);
+    if ('error' in log) {
+      io.err(`trellis ${command.name}: ${log.error}`);
+      return ExitCode.Usage;
+    }
+    words = log.rest;
+    cmdIo = serviceIo(io, command.name, log.format);
+  }
   try {
-    return await command.run(rest, io);
+    return await command.run(words, cmdIo);
   } catch (e) {
     if (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS')) {
-      io.err(
+      cmdIo.err(
         `trellis ${command.name}: ${firstSentence(e.message)} (run \`trellis ${command.name} --help\` for every flag)\nusage: ${command.usage}`,
       );
       return ExitCode.Usage;

@@ -10,7 +10,7 @@ export const BIN = join(ROOT, 'packages', 'cli', 'bin', 'trellis.js');
 /** A running `trellis start-all`. */
 export interface StartAll {
   readonly proc: ChildProcess;
-  /** `http://host:port[/basePath]` as the server printed it (the API is under `/api/v2`). */
+  /** `http(s)://host:port[/basePath]` as the server printed it (the API is under `/api/v2`). */
   readonly url: string;
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
@@ -47,7 +47,7 @@ export const startAll = async (
   proc.stdout?.on('data', onData);
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout?.on('data', () => {
-      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(output);
+      const m = /serving (https?:\/\/\S+)\/api\/v2/.exec(output);
       if (m?.[1]) resolve(m[1]);
     });
     proc.once('exit', (code) =>

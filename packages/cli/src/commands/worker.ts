@@ -76,12 +76,14 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     { WorkerAgent, createRedis, outboxDirOf },
     executors,
     { tlsOf },
+    { logRedisOutages },
     { RunTracer },
   ] = await Promise.all([
     import('@trellis/coordinator'),
     import('@trellis/dispatch/remote'),
     import('@trellis/executors'),
     import('../wiring/fleet.js'),
+    import('../wiring/redis-log.js'),
     import('@trellis/telemetry'),
   ]);
   // runs of DAGs with `otel.enabled` are traced where they execute (the SDK loads only then)
@@ -91,7 +93,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const tls = tlsOf(config);
   const owner = currentOwner(id);
   const redis = createRedis(redisUrl);
-  redis.on('error', () => undefined); // reconnects with back-off; BullMQ reports lasting trouble
+  logRedisOutages(redis, redisUrl, (l) => io.err(`worker ${id}: ${l}`)); // one line per outage
   // step processes start in a spawner process: a fork never stalls heartbeats and log delivery
   const processes = new SpawnerProcessRunner();
   const executorSet = createExecutorSet({

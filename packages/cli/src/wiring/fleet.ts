@@ -9,6 +9,7 @@ import {
 import { BullmqDispatcher, createRedis } from '@trellis/dispatch/remote';
 import type { RunEvents } from '@trellis/services';
 import type { FsRunStore } from '@trellis/store';
+import { logRedisOutages } from './redis-log.js';
 
 /** The coordinator side of distributed mode in one process: gRPC coordinator + BullMQ dispatch. */
 export interface Fleet {
@@ -81,7 +82,7 @@ export const makeFleet = (
     warn: (m) => log(`warning: coordinator: ${m}`),
   });
   const redis = createRedis(url);
-  redis.on('error', () => undefined); // reconnects on its own; BullMQ reports lasting trouble
+  logRedisOutages(redis, url, log); // reconnects on its own; one line per outage
   const remote = new BullmqDispatcher({ redis, coordinator, clock });
   return {
     coordinator,

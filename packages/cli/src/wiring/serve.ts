@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -16,6 +15,7 @@ import { IdempotentTriggers, RunReads } from '@trellis/services';
 import { FsIdempotencyJournal, dataDirProblem, type FsDagStore } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
+import { createApiServer, type ApiServer } from './api-server.js';
 import { serveMetrics } from './serve-metrics.js';
 import { findWebRoot } from './web-root.js';
 import { dagDefinitionsOf, ensureFolders, makeRuntime, type Runtime } from './runtime.js';
@@ -80,11 +80,12 @@ export const serve = async (
     remoteNodes: config.remoteNodes,
     ...(web ? { web: { root: web.root, ...webAuth.web } } : {}),
   });
-  const server = await listen(app, config, io);
-  if (server === undefined) {
+  const api = await listen(app, config, io);
+  if (api === undefined) {
     stopScheduler.abort();
     await scheduler?.done;
     await fleet?.stop();
+    await rt.tracer.shutdown();
     return ExitCode.Failure;
   }
   // Parse every DAG file once now, so the first list request is as fast as the others.
@@ -93,14 +94,17 @@ export const serve = async (
     .catch((e: unknown) =>
       io.err(`warning: reading the DAGs folder failed: ${(e as Error).message}`),
     );
+  const { server } = api;
+  const stopReloads = reloadOnHangup(api, io);
   const addr = server.address() as AddressInfo;
-  const url = `http://${config.server.host}:${addr.port}${config.server.basePath}`;
+  const url = `${api.scheme}://${config.server.host}:${addr.port}${config.server.basePath}`;
   io.out(
     `Trellis ${VERSION} serving ${url}/api/v2 (DAGs in ${config.paths.dagsDir}, data in ${config.home})`,
   );
   opts.onListening?.(url);
 
   await (opts.until ?? shutdownSignal(io));
+  stopReloads();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   stopScheduler.abort(); // no new runs from schedules or queues
@@ -121,13 +125,35 @@ const storeProblem = async (rt: Runtime): Promise<string | undefined> => {
   return found.length === 0 ? undefined : found.join('; ');
 };
 
+/** HTTPS: SIGHUP rereads the certificate and key (api-server.ts). Returns the unsubscribe. */
+const reloadOnHangup = (api: ApiServer, io: CliIo): (() => void) => {
+  if (api.scheme !== 'https') return () => undefined;
+  const onHup = (): void => {
+    try {
+      io.err(`received SIGHUP: ${api.reload()}`);
+    } catch (e) {
+      io.err(`warning: received SIGHUP, kept the current TLS certificate: ${(e as Error).message}`);
+    }
+  };
+  process.on('SIGHUP', onHup);
+  return () => process.off('SIGHUP', onHup);
+};
+
 /** Listens on the configured address; undefined (the reason said) when it cannot. */
 const listen = async (
   app: ReturnType<typeof createHttpApp>,
   config: Runtime['config'],
   io: CliIo,
-): Promise<Server | undefined> => {
-  const server = app.listen(config.server.port, config.server.host);
+): Promise<ApiServer | undefined> => {
+  let api: ApiServer;
+  try {
+    api = createApiServer(app, config);
+  } catch (e) {
+    io.err(`trellis: ${(e as Error).message}`);
+    return undefined;
+  }
+  const { server } = api;
+  server.listen(config.server.port, config.server.host);
   answerClientErrors(server);
   try {
     await Promise.race([
@@ -145,7 +171,7 @@ const listen = async (
     );
     return undefined;
   }
-  return server;
+  return api;
 };
 
 /**

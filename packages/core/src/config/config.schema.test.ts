@@ -33,6 +33,8 @@ describe('ConfigSchema', () => {
       headless: false,
       tz: '',
       metricsPublic: true,
+      tlsCertFile: '',
+      tlsKeyFile: '',
     });
     expect(full.coordinator.port).toBe(50055);
     expect(full.worker.outboxMaxBytes).toBe(64 * 1024 * 1024);
@@ -133,5 +135,17 @@ describe('ENV_MAP and FLAG_MAP', () => {
   it('map every variable and flag to a field that exists in the config', () => {
     const paths = [...ENV_MAP, ...Object.values(FLAG_MAP)].flatMap((b) => (b.path ? [b.path] : []));
     expect(paths.filter((p) => !hasPath(p))).toEqual([]);
+  });
+});
+
+describe('server TLS files', () => {
+  it('wants both the certificate and the key, and says which is missing', () => {
+    const r = ConfigSchema.safeParse({ home: '/h', server: { tlsCertFile: 'api.crt' } });
+    expect(r.success).toBe(false);
+    expect(JSON.stringify(r.error?.issues)).toContain(
+      'set both server.tlsCertFile and server.tlsKeyFile for HTTPS (or neither for HTTP): tlsKeyFile is missing',
+    );
+    const both = { tlsCertFile: 'api.crt', tlsKeyFile: 'api.key' };
+    expect(ConfigSchema.parse({ home: '/h', server: both }).server).toMatchObject(both);
   });
 });

@@ -117,6 +117,26 @@ const ServerSchema = section({
    * @default `true`
    */
   metricsPublic: boolean().default(true),
+  /**
+   * PEM certificate file (the chain, leaf first): the REST API and web UI are served over HTTPS
+   * with it, and reread on SIGHUP without dropping connections. Relative resolves against
+   * `home`. Empty means plain HTTP. Set with `tlsKeyFile`.
+   * @default `''`
+   */
+  tlsCertFile: z.string({ error: 'use the path of a PEM certificate file' }).default(''),
+  /**
+   * PEM private key file of `tlsCertFile`. Relative resolves against `home`.
+   * @default `''`
+   */
+  tlsKeyFile: z.string({ error: 'use the path of a PEM private key file' }).default(''),
+}).superRefine((s, ctx) => {
+  if ((s.tlsCertFile === '') === (s.tlsKeyFile === '')) return;
+  const missing = s.tlsCertFile === '' ? 'tlsCertFile' : 'tlsKeyFile';
+  ctx.addIssue({
+    code: 'custom',
+    path: [missing],
+    message: `set both server.tlsCertFile and server.tlsKeyFile for HTTPS (or neither for HTTP): ${missing} is missing`,
+  });
 });
 
 const RedisSchema = section({

@@ -88,6 +88,19 @@ export const ENV_MAP = [
     description: 'false to require authentication on /metrics (default true).',
   },
   {
+    name: 'SVC_TLS_CERT_FILE',
+    path: 'server.tlsCertFile',
+    kind: 'path',
+    description:
+      'PEM certificate file: serve the API and web UI over HTTPS (with SVC_TLS_KEY_FILE).',
+  },
+  {
+    name: 'SVC_TLS_KEY_FILE',
+    path: 'server.tlsKeyFile',
+    kind: 'path',
+    description: 'PEM private key file of SVC_TLS_CERT_FILE.',
+  },
+  {
     name: 'SVC_DEFAULT_SHELL',
     path: 'defaultShell',
     kind: 'string',

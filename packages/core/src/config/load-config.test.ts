@@ -24,6 +24,8 @@ describe('loadConfig defaults', () => {
         headless: false,
         tz: '',
         metricsPublic: true,
+        tlsCertFile: '',
+        tlsKeyFile: '',
       },
       defaultShell: '',
       coordinator: {
@@ -34,7 +36,7 @@ describe('loadConfig defaults', () => {
         tlsKeyFile: '',
         tlsCaFile: '',
       },
-      worker: { id: '', labels: {}, concurrency: 4 },
+      worker: { id: '', labels: {}, concurrency: 4, outboxMaxBytes: 67_108_864 },
       queues: [],
       histRetentionDays: 30,
       scheduler: { zombieDetectionIntervalSec: 45 },

@@ -3,7 +3,7 @@ import { Router, type Request } from 'express';
 import type { OidcConfig } from '@trellis/core';
 import type { AuthResult, Authenticator, Principal } from '../../http/auth.js';
 import { callbackHandler } from './oidc-callback.js';
-import { OidcClient } from './oidc-client.js';
+import { OidcClient, type OidcClientOptions } from './oidc-client.js';
 import { loginHandler } from './oidc-login.js';
 import { SESSION_COOKIE, isSecure, type OidcSetup, type Session } from './oidc-setup.js';
 import { cookieHeader, parseCookies, verifyValue } from './signed-cookie.js';
@@ -21,7 +21,8 @@ export interface OidcOptions {
   readonly basePath: string;
   /** Unix seconds now. @default wall clock */
   readonly nowSec?: () => number;
-  readonly fetch?: typeof fetch;
+  /** How the ID token's keys are fetched and checked. */
+  readonly client?: OidcClientOptions;
 }
 
 export interface Oidc {
@@ -39,7 +40,7 @@ export const createOidc = (opts: OidcOptions): Oidc => {
     cfg,
     now: opts.nowSec ?? (() => Math.floor(Date.now() / 1000)),
     secret: cfg.sessionSecret ? Buffer.from(cfg.sessionSecret, 'utf8') : randomBytes(32),
-    client: new OidcClient(cfg, opts.fetch),
+    client: new OidcClient(cfg, opts.client),
     basePath: opts.basePath,
     home: `${opts.basePath}/`,
     cookiePath: opts.basePath || '/',

@@ -1,5 +1,4 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { verifyIdToken } from './id-token.js';
 import { isAllowed, roleOf, userNameOf } from './oidc-identity.js';
 import { page } from './oidc-page.js';
 import {
@@ -47,7 +46,7 @@ export const callbackHandler =
       page(res, 400, 'Sign-in expired', 'This sign-in is unknown or too old: start again.', retry);
       return;
     }
-    finishSignIn(s, req, res, { flow, code: req.query.code, clearFlow })
+    finishSignIn(s, req, res, { flow, clearFlow })
       .catch((e: unknown) => {
         res.setHeader('Set-Cookie', clearFlow);
         page(res, 502, 'Sign-in failed', (e as Error).message, retry);
@@ -56,36 +55,25 @@ export const callbackHandler =
   };
 
 /**
- * Exchanges the code for an ID token, checks it (refetching the issuer's keys once), applies
- * `allowedUsers`, and sets the session cookie.
+ * Exchanges the code for tokens, checks the ID token (oidc-client.ts), applies `allowedUsers`,
+ * and sets the session cookie.
  */
 const finishSignIn = async (
   s: OidcSetup,
   req: Request,
   res: Response,
-  sign: { readonly flow: Flow; readonly code: string; readonly clearFlow: string },
+  sign: { readonly flow: Flow; readonly clearFlow: string },
 ): Promise<void> => {
-  const { flow, code, clearFlow } = sign;
-  const { cfg, client, now } = s;
-  const idToken = await client.exchangeCode({
-    code,
-    redirectUri: redirectUri(s, req),
+  const { flow, clearFlow } = sign;
+  const { cfg, now } = s;
+  // The URL the issuer sent the browser to, as registered (clientUrl behind a proxy).
+  const callbackUrl = new URL(redirectUri(s, req));
+  callbackUrl.search = new URL(req.originalUrl, 'http://x').search;
+  const claims = await s.client.signIn(callbackUrl, {
+    state: flow.state,
+    nonce: flow.nonce,
     codeVerifier: flow.verifier,
   });
-  const meta = await client.metadata();
-  const check = (keys: Parameters<typeof verifyIdToken>[1]) =>
-    verifyIdToken(idToken, keys, {
-      issuer: meta.issuer,
-      clientId: cfg.clientId,
-      nonce: flow.nonce,
-      nowSec: now(),
-    });
-  let claims;
-  try {
-    claims = check(await client.keys(false));
-  } catch {
-    claims = check(await client.keys(true)); // the issuer may have rotated its keys
-  }
   const name = userNameOf(claims);
   if (!isAllowed(cfg, claims)) {
     res.setHeader('Set-Cookie', clearFlow);

@@ -1,59 +1,85 @@
-import type { JsonWebKey } from 'node:crypto';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import * as oc from 'openid-client';
 import type { OidcConfig } from '@trellis/core';
 
-/** The parts of the issuer's discovery document that sign-in needs. */
-export interface OidcMetadata {
-  readonly issuer: string;
-  readonly authorization_endpoint: string;
-  readonly token_endpoint: string;
-  readonly jwks_uri: string;
+/*
+ * The OpenID Connect client, on well-kept libraries (docs/decisions.md, "OIDC on openid-client
+ * and jose"): openid-client does discovery, the authorization URL, and the code exchange with its
+ * checks (state, PKCE, nonce, issuer, audience, expiry, authorized party, signing algorithm);
+ * jose then verifies the ID token's signature against the issuer's JWKS, refetching the key set
+ * when a token names a key it has not seen (key rotation at the issuer).
+ */
+
+export type Claims = JWTPayload;
+
+/** Asymmetric signatures only: never `none`, never a MAC keyed with the client secret. */
+const SIGNING_ALGS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
+export interface OidcClientOptions {
+  /** Least time between two fetches of the issuer's keys, ms. @default 30_000 */
+  readonly jwksCooldownMs?: number;
+  /** Allowed clock difference on token times, seconds. @default 60 */
+  readonly skewSec?: number;
 }
 
-const getJson = async (fetcher: typeof fetch, url: string, what: string): Promise<unknown> => {
-  let res: Response;
-  try {
-    res = await fetcher(url, { headers: { Accept: 'application/json' } });
-  } catch (e) {
-    throw new Error(
-      `cannot reach the OIDC issuer for its ${what} (${url}): ${(e as Error).message}`,
-    );
-  }
-  if (!res.ok) throw new Error(`the OIDC issuer answered ${res.status} for its ${what} (${url})`);
-  return res.json();
-};
+interface Issuer {
+  readonly config: oc.Configuration;
+  readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  readonly algorithms: string[];
+}
 
-/** Discovery (once) and the keys (refetched when a token names an unknown key). */
+/** Discovery (once, retried after a failure), sign-in URLs and the code exchange. */
 export class OidcClient {
-  #meta: Promise<OidcMetadata> | undefined;
-  #keys: JsonWebKey[] = [];
+  #issuer: Promise<Issuer> | undefined;
 
   constructor(
     private readonly cfg: OidcConfig,
-    private readonly fetcher: typeof fetch = fetch,
+    private readonly opts: OidcClientOptions = {},
   ) {}
 
-  metadata(): Promise<OidcMetadata> {
-    this.#meta ??= (async () => {
-      const url = `${this.cfg.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
-      const m = (await getJson(this.fetcher, url, 'discovery document')) as Partial<OidcMetadata>;
-      for (const k of ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const)
-        if (typeof m[k] !== 'string')
-          throw new Error(`the OIDC discovery document ${url} has no ${k}`);
-      return m as OidcMetadata;
+  #discover(): Promise<Issuer> {
+    this.#issuer ??= (async (): Promise<Issuer> => {
+      const insecure = this.cfg.issuer.startsWith('http:');
+      let config: oc.Configuration;
+      try {
+        config = await oc.discovery(
+          new URL(this.cfg.issuer),
+          this.cfg.clientId,
+          undefined,
+          oc.ClientSecretBasic(this.cfg.clientSecret),
+          insecure ? { execute: [oc.allowInsecureRequests] } : undefined,
+        );
+      } catch (e) {
+        throw new Error(
+          `cannot read the OIDC discovery document of ${this.cfg.issuer}: ${(e as Error).message}`,
+        );
+      }
+      const meta = config.serverMetadata();
+      if (!meta.jwks_uri) throw new Error(`the OIDC issuer ${meta.issuer} publishes no jwks_uri`);
+      const offered = meta.id_token_signing_alg_values_supported ?? ['RS256'];
+      return {
+        config,
+        keys: createRemoteJWKSet(new URL(meta.jwks_uri), {
+          cooldownDuration: this.opts.jwksCooldownMs ?? 30_000,
+        }),
+        algorithms: offered.filter((a) => SIGNING_ALGS.includes(a)),
+      };
     })().catch((e: unknown) => {
-      this.#meta = undefined; // try again on the next sign-in
+      this.#issuer = undefined; // try again on the next sign-in
       throw e;
     });
-    return this.#meta;
-  }
-
-  async keys(refresh: boolean): Promise<JsonWebKey[]> {
-    if (refresh || this.#keys.length === 0) {
-      const m = await this.metadata();
-      const doc = (await getJson(this.fetcher, m.jwks_uri, 'keys')) as { keys?: JsonWebKey[] };
-      this.#keys = doc.keys ?? [];
-    }
-    return this.#keys;
+    return this.#issuer;
   }
 
   /** The authorization request URL (code flow with PKCE S256). */
@@ -61,60 +87,70 @@ export class OidcClient {
     redirectUri: string;
     state: string;
     nonce: string;
-    codeChallenge: string;
-  }): Promise<string> {
-    const m = await this.metadata();
-    const url = new URL(m.authorization_endpoint);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('client_id', this.cfg.clientId);
-    url.searchParams.set('redirect_uri', p.redirectUri);
-    url.searchParams.set('scope', this.cfg.scopes.join(' '));
-    url.searchParams.set('state', p.state);
-    url.searchParams.set('nonce', p.nonce);
-    url.searchParams.set('code_challenge', p.codeChallenge);
-    url.searchParams.set('code_challenge_method', 'S256');
-    return url.toString();
-  }
-
-  /** Exchanges the code for tokens (client_secret_basic); resolves with the ID token. */
-  async exchangeCode(p: {
-    code: string;
-    redirectUri: string;
     codeVerifier: string;
   }): Promise<string> {
-    const m = await this.metadata();
-    const body = new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: p.code,
-      redirect_uri: p.redirectUri,
-      code_verifier: p.codeVerifier,
-    });
-    const basic = Buffer.from(
-      `${encodeURIComponent(this.cfg.clientId)}:${encodeURIComponent(this.cfg.clientSecret)}`,
-    ).toString('base64');
-    let res: Response;
-    try {
-      res = await this.fetcher(m.token_endpoint, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/x-www-form-urlencoded',
-          Accept: 'application/json',
-          Authorization: `Basic ${basic}`,
-        },
-        body,
+    const { config } = await this.#discover();
+    return oc
+      .buildAuthorizationUrl(config, {
+        redirect_uri: p.redirectUri,
+        scope: this.cfg.scopes.join(' '),
+        state: p.state,
+        nonce: p.nonce,
+        code_challenge: await oc.calculatePKCECodeChallenge(p.codeVerifier),
+        code_challenge_method: 'S256',
+      })
+      .toString();
+  }
+
+  /**
+   * Exchanges the code of `callbackUrl` for tokens and resolves with the ID token's claims once
+   * every check holds.
+   * @throws Error saying which check failed.
+   */
+  async signIn(
+    callbackUrl: URL,
+    checks: { readonly state: string; readonly nonce: string; readonly codeVerifier: string },
+  ): Promise<Claims> {
+    const { config, keys, algorithms } = await this.#discover();
+    const tokens = await oc
+      .authorizationCodeGrant(config, callbackUrl, {
+        pkceCodeVerifier: checks.codeVerifier,
+        expectedState: checks.state,
+        expectedNonce: checks.nonce,
+        idTokenExpected: true,
+      })
+      .catch((e: unknown) => {
+        throw new Error(`the OIDC sign-in was refused: ${describe(e)}`);
       });
+    const idToken = tokens.id_token ?? '';
+    try {
+      const { payload } = await jwtVerify(idToken, keys, {
+        issuer: config.serverMetadata().issuer,
+        audience: this.cfg.clientId,
+        algorithms,
+        clockTolerance: this.opts.skewSec ?? 60,
+        requiredClaims: ['exp', 'iat', 'sub'],
+      });
+      return payload;
     } catch (e) {
-      throw new Error(`cannot reach the OIDC token endpoint: ${(e as Error).message}`);
+      throw new Error(`the ID token does not verify: ${describe(e)}`);
     }
-    const json = (await res.json().catch(() => ({}))) as {
-      id_token?: string;
-      error?: string;
-      error_description?: string;
-    };
-    if (!res.ok || typeof json.id_token !== 'string')
-      throw new Error(
-        `the OIDC issuer refused the sign-in code: ${json.error ?? res.status}${json.error_description ? ` (${json.error_description})` : ''}`,
-      );
-    return json.id_token;
   }
 }
+
+/**
+ * The most specific message of the library's error chain (openid-client wraps the check that
+ * failed), with the claim or header parameter it names when there is one.
+ */
+const describe = (e: unknown): string => {
+  let err: unknown = e;
+  let message = e instanceof Error ? e.message : String(e);
+  let claim = '';
+  for (let depth = 0; depth < 5 && err && typeof err === 'object'; depth++) {
+    if (err instanceof Error) message = err.message;
+    const c = err as { claim?: unknown; cause?: unknown };
+    if (typeof c.claim === 'string') claim = c.claim;
+    err = c.cause;
+  }
+  return claim && !message.includes(`"${claim}"`) ? `${message} ("${claim}")` : message;
+};

@@ -1,6 +1,6 @@
 import type { OidcConfig, Role } from '@trellis/core';
 import { ROLES } from '@trellis/core';
-import type { Claims } from './id-token.js';
+import type { Claims } from './oidc-client.js';
 
 /** The user name shown in the UI: e-mail, then preferred_username, then sub. */
 export const userNameOf = (claims: Claims): string => {

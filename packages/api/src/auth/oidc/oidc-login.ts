@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import * as oc from 'openid-client';
 import { page } from './oidc-page.js';
 import {
   FLOW_COOKIE,
@@ -10,8 +10,6 @@ import {
   type OidcSetup,
 } from './oidc-setup.js';
 import { cookieHeader, signValue } from './signed-cookie.js';
-
-const rand = (): string => randomBytes(32).toString('base64url');
 
 /** Only paths of this app: never an open redirect. */
 const safeReturn = (home: string, v: unknown): string =>
@@ -27,19 +25,18 @@ export const loginHandler =
   (s: OidcSetup): RequestHandler =>
   (req, res, next) => {
     const flow: Flow = {
-      state: rand(),
-      nonce: rand(),
-      verifier: rand(),
+      state: oc.randomState(),
+      nonce: oc.randomNonce(),
+      verifier: oc.randomPKCECodeVerifier(),
       returnTo: safeReturn(s.home, req.query.returnTo),
       exp: s.now() + FLOW_TTL_SEC,
     };
-    const challenge = createHash('sha256').update(flow.verifier).digest('base64url');
     s.client
       .authorizationUrl({
         redirectUri: redirectUri(s, req),
         state: flow.state,
         nonce: flow.nonce,
-        codeChallenge: challenge,
+        codeVerifier: flow.verifier,
       })
       .then((url) => {
         res.setHeader(
