@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,5 +88,23 @@ describe('trellis start-all (a real process on a real port)', () => {
   it('shuts down on SIGTERM with exit 0', async () => {
     expect(await server.stop()).toBe(0);
     expect(server.output()).toMatch(/Trellis stopped/);
+  });
+
+  it('exits 1 saying so when its port is taken, instead of hanging on with nothing served', async () => {
+    const taken = createServer();
+    taken.listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const port = (taken.address() as AddressInfo).port;
+    const other = mkdtempSync(join(tmpdir(), 'trellis-e2e-server-taken-'));
+    try {
+      const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: other, SVC_HOME: other };
+      // startAll rejects with the exit code and the output once the process exits
+      await expect(startAll(env, ['--port', String(port)])).rejects.toThrow(
+        new RegExp(`exited with 1:[\\s\\S]*port ${port} on 127.0.0.1 is in use`),
+      );
+    } finally {
+      taken.close();
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 });

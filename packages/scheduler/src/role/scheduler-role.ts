@@ -74,6 +74,8 @@ export const startSchedulerRole = (
     const inner = new AbortController();
     const stopInner = (): void => inner.abort();
     signal.addEventListener('abort', stopInner, { once: true });
+    // aborted while the lease was being taken: an aborted signal fires no more 'abort' event
+    if (signal.aborted) inner.abort();
     await Promise.all([
       runRetentionLoop(deps.retentionPass, clock, log, inner.signal),
       cron.run(inner.signal),
