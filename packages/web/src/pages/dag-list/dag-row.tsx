@@ -2,7 +2,7 @@ import type { ApiDagListItem } from '@trellis/contract';
 import { seg } from '../../api/client';
 import { deniedTitle, useApp, useCan } from '../../app-context';
 import { StatusBadge } from '../../components/status-badge';
-import { formatTime } from '../../lib/time';
+import { TimeText } from '../../components/time-text';
 import { Link } from '../../router';
 
 export type StartMode = 'start' | 'enqueue';
@@ -44,7 +44,9 @@ const LatestRunCell = ({ d }: { d: ApiDagListItem }) => (
     ) : (
       <span className="muted">never run</span>
     )}
-    <div className="muted small">{formatTime(d.latestDAGRun.startedAt)}</div>
+    <div className="muted small">
+      <TimeText iso={d.latestDAGRun.startedAt} />
+    </div>
   </td>
 );
 
@@ -53,7 +55,7 @@ const NextRunCell = ({ d }: { d: ApiDagListItem }) => (
     {d.suspended ? (
       <span className="muted">suspended</span>
     ) : d.nextRun ? (
-      formatTime(d.nextRun)
+      <TimeText iso={d.nextRun} />
     ) : d.dag.schedule.length > 0 ? (
       <span className="muted">scheduled</span>
     ) : (

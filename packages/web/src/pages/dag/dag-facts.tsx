@@ -1,5 +1,5 @@
 import type { DagDetailsResponse } from '@trellis/contract';
-import { formatTime } from '../../lib/time';
+import { TimeText } from '../../components/time-text';
 
 /** Schedule, type, default parameters, tags, and when it last ran. */
 export const DagFacts = ({ d }: { d: DagDetailsResponse }) => (
@@ -22,7 +22,9 @@ export const DagFacts = ({ d }: { d: DagDetailsResponse }) => (
     </div>
     <div>
       <dt>Latest run</dt>
-      <dd>{formatTime(d.latestDAGRun.startedAt) || 'never'}</dd>
+      <dd>
+        <TimeText iso={d.latestDAGRun.startedAt} empty="never" />
+      </dd>
     </div>
   </dl>
 );

@@ -1,16 +1,21 @@
 import type { ApiRunDetails } from '@trellis/contract';
-import { elapsed, formatDuration, formatTime } from '../../lib/time';
+import { elapsed, formatDuration } from '../../lib/time';
+import { TimeText } from '../../components/time-text';
 
 /** Started, finished, duration (ticking while it runs), when queued, and the parameters. */
 export const RunFacts = ({ r, now }: { r: ApiRunDetails; now: number }) => (
   <dl className="facts">
     <div>
       <dt>Started</dt>
-      <dd>{formatTime(r.startedAt) || '—'}</dd>
+      <dd>
+        <TimeText iso={r.startedAt} empty="—" />
+      </dd>
     </div>
     <div>
       <dt>Finished</dt>
-      <dd>{formatTime(r.finishedAt) || '—'}</dd>
+      <dd>
+        <TimeText iso={r.finishedAt} empty="—" />
+      </dd>
     </div>
     <div>
       <dt>Duration</dt>
@@ -19,7 +24,9 @@ export const RunFacts = ({ r, now }: { r: ApiRunDetails; now: number }) => (
     {r.queuedAt && (
       <div>
         <dt>Queued</dt>
-        <dd>{formatTime(r.queuedAt)}</dd>
+        <dd>
+          <TimeText iso={r.queuedAt} />
+        </dd>
       </div>
     )}
     {r.waitReason && (
