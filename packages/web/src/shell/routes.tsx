@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { DagListPage } from '../pages/dag-list/dag-list-page';
 import { DagPage } from '../pages/dag/dag-page';
+import { NewDagPage } from '../pages/new-dag/new-dag-page';
 import { QueuesPage } from '../pages/queues-page';
 import { RunPage } from '../pages/run/run-page';
 import { WorkersPage } from '../pages/workers-page';
@@ -17,11 +18,13 @@ export const titleFor = (path: string): string => {
       ? name
       : first === 'runs' && name
         ? `${name} run`
-        : first === 'queues'
-          ? 'Queues'
-          : first === 'workers'
-            ? 'Workers'
-            : 'DAGs';
+        : first === 'new-dag'
+          ? 'New DAG'
+          : first === 'queues'
+            ? 'Queues'
+            : first === 'workers'
+              ? 'Workers'
+              : 'DAGs';
   return `${page} · Trellis`;
 };
 
@@ -33,6 +36,7 @@ export const Routes = () => {
   }, [path]);
   let m: Record<string, string> | undefined;
   if (path === '/' || path === '/dags') return <DagListPage />;
+  if (path === '/new-dag') return <NewDagPage />;
   if ((m = matchPath('/dags/:fileName', path)))
     return <DagPage key={m.fileName} fileName={m.fileName ?? ''} />;
   if ((m = matchPath('/runs/:name/:id', path)))
