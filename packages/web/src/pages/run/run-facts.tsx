@@ -1,10 +1,36 @@
 import type { ApiRunDetails } from '@trellis/contract';
+import { seg } from '../../api/client';
+import { Link } from '../../router';
 import { elapsed, formatDuration } from '../../lib/time';
 import { TimeText } from '../../components/time-text';
 
-/** Started, finished, duration (ticking while it runs), when queued, and the parameters. */
-export const RunFacts = ({ r, now }: { r: ApiRunDetails; now: number }) => (
+/** The parent run of a child run, started, finished, duration (ticking while it runs), when queued, and the parameters. */
+export const RunFacts = ({
+  r,
+  now,
+  childLink,
+}: {
+  r: ApiRunDetails;
+  now: number;
+  childLink: (childRunId: string) => string;
+}) => (
   <dl className="facts">
+    {r.parentDAGRunId && r.parentDAGRunId !== r.dagRunId && (
+      <div>
+        <dt>Parent run</dt>
+        <dd data-testid="parent-run">
+          <Link
+            to={
+              r.parentDAGRunId !== r.rootDAGRunId
+                ? childLink(r.parentDAGRunId)
+                : `/runs/${seg(r.rootDAGRunName)}/${seg(r.rootDAGRunId)}`
+            }
+          >
+            {r.parentDAGRunName} <span className="mono">{r.parentDAGRunId}</span>
+          </Link>
+        </dd>
+      </div>
+    )}
     <div>
       <dt>Started</dt>
       <dd>
