@@ -33,7 +33,8 @@ const useStartForm = (fileName: string, mode: Mode, onClose: () => void) => {
         setDetails(d);
         setParams(d.dag.defaultParams);
         setFields(paramFields(d.dag.params));
-        setFreeForm(d.dag.params.length === 0);
+        // a DAG whose parameters are fixed shows them as read-only text
+        setFreeForm(d.dag.params.length === 0 || d.dag.runConfig.disableParamEdit);
       })
       .catch((e: unknown) => setError(e as ApiError));
   }, [api, fileName]);
