@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { type ApiError, seg } from '../../api/client';
 import { deniedTitle, useApp, useCan } from '../../app-context';
 import { ErrorBox } from '../../components/error-box';
-import { SpecBody } from '../../components/spec-editor';
+import { type Draft, SpecBody } from '../../components/spec-editor';
 import { useSpecDraft } from '../../lib/use-spec-draft';
 import { useRouter } from '../../router';
 
@@ -15,13 +15,52 @@ steps:
 /** The file-name rule of `POST /dags` (the server checks it too, and says why). */
 const NAME_RULE = /^[a-zA-Z0-9_-]+$/;
 
+/** Valid or not, Cancel, and Create (disabled while the name is missing or bad). */
+const CreateToolbar = ({
+  draft,
+  blocked,
+  busy,
+  canEdit,
+}: {
+  draft: Draft;
+  blocked: boolean;
+  busy: boolean;
+  canEdit: boolean;
+}) => {
+  const { session } = useApp();
+  const router = useRouter();
+  return (
+    <div className="toolbar">
+      <span
+        className={`badge ${draft.errors.length ? 'status-failed' : 'status-ok'}`}
+        aria-live="polite"
+      >
+        <span className="dot" />
+        {draft.checking ? 'checking…' : draft.errors.length ? 'has problems' : 'valid'}
+      </span>
+      <span className="spacer" />
+      <button type="button" onClick={() => router.navigate('/dags')}>
+        Cancel
+      </button>
+      <button
+        type="submit"
+        className="primary"
+        disabled={blocked}
+        title={canEdit ? 'Create the DAG' : deniedTitle(session, 'create DAGs')}
+      >
+        {busy ? 'Creating…' : 'Create'}
+      </button>
+    </div>
+  );
+};
+
 /**
  * "New DAG": a file name and the YAML in the validating editor; Create sends both in one
  * `POST /dags` (the server validates the spec first, so no file is left half-made) and opens
  * the new DAG. A bad or taken name comes back as the server's 400 / 409, shown as it says.
  */
 export const NewDagPage = () => {
-  const { api, session, toast } = useApp();
+  const { api, toast } = useApp();
   const router = useRouter();
   const canEdit = useCan('dags:write');
   const [name, setName] = useState('');
@@ -77,27 +116,7 @@ export const NewDagPage = () => {
         </label>
         {failure && <ErrorBox error={failure} what="creating the DAG" />}
         <div className="spec-editor">
-          <div className="toolbar">
-            <span
-              className={`badge ${draft.errors.length ? 'status-failed' : 'status-ok'}`}
-              aria-live="polite"
-            >
-              <span className="dot" />
-              {draft.checking ? 'checking…' : draft.errors.length ? 'has problems' : 'valid'}
-            </span>
-            <span className="spacer" />
-            <button type="button" onClick={() => router.navigate('/dags')}>
-              Cancel
-            </button>
-            <button
-              type="submit"
-              className="primary"
-              disabled={blocked}
-              title={canEdit ? 'Create the DAG' : deniedTitle(session, 'create DAGs')}
-            >
-              {busy ? 'Creating…' : 'Create'}
-            </button>
-          </div>
+          <CreateToolbar draft={draft} blocked={blocked} busy={busy} canEdit={canEdit} />
           <SpecBody
             draft={draft}
             canEdit={canEdit}
