@@ -166,7 +166,7 @@ export const ValidateDagResponse = z.object({
 export const LocalDagSchema = z.object({ name: z.string(), dag: DagDetailsSchema, errors: Errors });
 
 /** A start schedule entry with the zone it fires in and its next fire times. */
-export const ScheduleFiresSchema = z.object({
+const ScheduleFiresSchema = z.object({
   /** As written, with any `CRON_TZ=` prefix. */
   expression: z.string(),
   /** The cron fields alone. */
@@ -214,6 +214,5 @@ export type ApiDagDetails = z.infer<typeof DagDetailsSchema>;
 export type ApiDagListItem = z.infer<typeof DagListItemSchema>;
 export type ListDagsResponse = z.infer<typeof ListDagsResponse>;
 export type DagDetailsResponse = z.infer<typeof DagDetailsResponse>;
-export type ApiScheduleFires = z.infer<typeof ScheduleFiresSchema>;
 export type ApiSearchResult = z.infer<typeof SearchResultSchema>;
 export type ValidateDagResponse = z.infer<typeof ValidateDagResponse>;
