@@ -1,4 +1,4 @@
-import { formatTime, utcTime } from '../lib/time';
+import { formatAge, formatTime, utcTime } from '../lib/time';
 
 /**
  * A timestamp in the browser's zone (or `timeZone`) with its zone; hovering shows the UTC value.
@@ -19,4 +19,14 @@ export const TimeText = ({
     </time>
   ) : (
     <>{empty}</>
+  );
+
+/** `12s ago`; hovering shows the time in the browser's zone with its zone, and the UTC value. */
+export const AgeText = ({ iso, now }: { iso: string; now: number }) =>
+  iso ? (
+    <time dateTime={iso} title={`${formatTime(iso)} (${utcTime(iso)})`}>
+      {formatAge(iso, now)}
+    </time>
+  ) : (
+    <>{formatAge(iso, now)}</>
   );
