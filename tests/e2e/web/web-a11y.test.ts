@@ -35,18 +35,19 @@ interface Focused {
   readonly ring: boolean;
 }
 
-const focused = (page: Page): Promise<Focused> =>
-  page.evaluate(() => {
-    const el = document.activeElement ?? document.body;
-    const cs = getComputedStyle(el);
-    return {
-      tag: el.tagName,
-      text: (el.textContent ?? '').trim(),
-      focusVisible: el.matches(':focus-visible'),
-      ring:
-        (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== 'none',
-    };
-  });
+/** Runs in the page (a string: this test is compiled without the DOM library). */
+const FOCUSED = `(() => {
+  const el = document.activeElement ?? document.body;
+  const cs = getComputedStyle(el);
+  return {
+    tag: el.tagName,
+    text: (el.textContent ?? '').trim(),
+    focusVisible: el.matches(':focus-visible'),
+    ring: (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== 'none',
+  };
+})()`;
+
+const focused = (page: Page): Promise<Focused> => page.evaluate<Focused>(FOCUSED);
 
 /** Presses Tab until `want` matches the focused element (at most 60 stops); returns it. */
 const tabTo = async (page: Page, want: (f: Focused) => boolean): Promise<Focused> => {
@@ -121,15 +122,10 @@ describe('compressed assets', () => {
     const { page } = b;
     await page.goto(`${server.url}/dags`);
     await page.locator('tr[data-dag="greet"]').waitFor();
-    const sizes = await page.evaluate(() =>
-      performance
-        .getEntriesByType('resource')
-        .filter((e) => e.name.endsWith('.js'))
-        .map((e) => {
-          const r = e as PerformanceResourceTiming;
-          return { encoded: r.encodedBodySize, decoded: r.decodedBodySize };
-        }),
-    );
+    const sizes = await page.evaluate<{ encoded: number; decoded: number }[]>(`performance
+      .getEntriesByType('resource')
+      .filter((e) => e.name.endsWith('.js'))
+      .map((e) => ({ encoded: e.encodedBodySize, decoded: e.decodedBodySize }))`);
     expect(sizes.length).toBeGreaterThan(0);
     for (const s of sizes) expect(s.encoded).toBeLessThan(s.decoded / 2);
   });
