@@ -38,9 +38,12 @@ export const App = ({ boot }: { boot: BootConfig }) => {
   const value: AppValue = { api, boot, credentials, session, refreshSession, toast };
   return (
     <AppContext.Provider value={value}>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
       <div className="shell">
         <Sidebar session={session} signOut={signOut} />
-        <main className="content">
+        <main className="content" id="main" tabIndex={-1}>
           <Routes />
         </main>
       </div>

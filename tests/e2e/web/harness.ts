@@ -38,13 +38,19 @@ export const startServer = async (
   dags: Record<string, string>,
   configYaml = '',
   port = 0,
-  extra: { readonly args?: readonly string[]; readonly env?: Record<string, string> } = {},
+  extra: {
+    readonly args?: readonly string[];
+    readonly env?: Record<string, string>;
+    /** Writes more into the home (run history) before the server starts. */
+    readonly seed?: (home: string) => void;
+  } = {},
 ): Promise<Server> => {
   const home = mkdtempSync(join(tmpdir(), 'trellis-e2e-web-'));
   mkdirSync(join(home, 'dags'));
   for (const [name, yaml] of Object.entries(dags))
     writeFileSync(join(home, 'dags', `${name}.yaml`), yaml);
   if (configYaml) writeFileSync(join(home, 'config.yaml'), configYaml);
+  extra.seed?.(home);
   const server = await startAll(
     { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home, ...extra.env },
     ['--port', String(port), ...(extra.args ?? [])],

@@ -126,6 +126,20 @@ describe('reading runs', () => {
     ]);
   });
 
+  it('lists the grid rows in the order of the DAG, not by name', async () => {
+    t.h.dag(
+      'order',
+      'type: graph\nsteps:\n  - {name: zeta, command: "true"}\n  - {name: alpha, command: "true", depends: [zeta]}\n  - {name: mid, command: "true", depends: [alpha]}\n',
+    );
+    await startAndFinish('order', { dagRunId: 'o1' });
+    const res = await api().get('/api/v2/dags/order/dag-runs');
+    expect(res.body.gridData.map((g: { name: string }) => g.name)).toEqual([
+      'zeta',
+      'alpha',
+      'mid',
+    ]);
+  });
+
   it('reads the run log and step logs with head, tail, offset and limit; stdout by default', async () => {
     t.h.dag(
       'logs',

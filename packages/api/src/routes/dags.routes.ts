@@ -82,7 +82,7 @@ export const dagRoutes = defineRoutes<HttpDeps>((r) => [
     summary: 'One DAG file: its DAG, the other DAGs of the file, latest run, suspension, problems',
     handler: async ({ params }, deps) => ({
       status: 200,
-      body: toApiDagDetailsResponse(await deps.dags.get(params.fileName)),
+      body: toApiDagDetailsResponse(await deps.dags.get(params.fileName), deps.clock.now()),
     }),
   }),
   r.delete('/dags/:fileName', {

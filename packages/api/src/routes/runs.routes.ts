@@ -172,7 +172,13 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
       const runs = await deps.reads.recent(details.dag.name, 30);
       return {
         status: 200,
-        body: { dagRuns: runs.map((x) => toApiRunSummary(x)), gridData: toGridData(runs) },
+        body: {
+          dagRuns: runs.map((x) => toApiRunSummary(x)),
+          gridData: toGridData(
+            runs,
+            details.dag.steps.map((st) => st.name),
+          ),
+        },
       };
     },
   }),

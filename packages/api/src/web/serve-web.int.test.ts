@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema, type ConfigInput } from '@trellis/core';
@@ -45,6 +46,11 @@ beforeAll(() => {
   );
   writeFileSync(join(root, 'assets', 'app-1a2b3c.js'), 'console.log("app")');
   writeFileSync(join(root, 'favicon.svg'), '<svg/>');
+  // what packages/web/vite.config.ts leaves beside a bundle
+  const big = `console.log(${JSON.stringify('x'.repeat(4000))})`;
+  writeFileSync(join(root, 'assets', 'big-9f8e7d.js'), big);
+  writeFileSync(join(root, 'assets', 'big-9f8e7d.js.br'), brotliCompressSync(big));
+  writeFileSync(join(root, 'assets', 'big-9f8e7d.js.gz'), gzipSync(big));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -184,5 +190,36 @@ describe('the web UI served by createHttpApp', () => {
       .get('/a</script><b/')
       .expect((r) => expect([200, 404]).toContain(r.status));
     expect(res.text).not.toContain('</script><b');
+  });
+
+  it('sends a precompressed asset the browser accepts, with its type, Vary and the year cache', async () => {
+    const app = createHttpApp(deps(), [], { web: { root, authMode: 'none' } });
+    const br = await supertest(app)
+      .get('/assets/big-9f8e7d.js')
+      .set('Accept-Encoding', 'gzip, deflate, br')
+      .expect(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toMatch(/javascript/);
+    expect(br.headers.vary).toBe('Accept-Encoding');
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(br.text).toContain('xxxx'); // supertest decompresses brotli too
+    const gz = await supertest(app)
+      .get('/assets/big-9f8e7d.js')
+      .set('Accept-Encoding', 'gzip, br;q=0')
+      .expect(200);
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.text).toContain('xxxx'); // supertest inflates gzip
+    const plain = await supertest(app)
+      .get('/assets/big-9f8e7d.js')
+      .set('Accept-Encoding', 'identity')
+      .expect(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toBe('Accept-Encoding');
+    // a file too small to have been compressed goes out as it is
+    const small = await supertest(app)
+      .get('/assets/app-1a2b3c.js')
+      .set('Accept-Encoding', 'br')
+      .expect(200);
+    expect(small.headers['content-encoding']).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { Router, type Request, type Response } from 'express';
 import type { Authenticator } from '../http/auth.js';
+import { compressedAssets } from './compressed-assets.js';
 import { describeSession } from './session.js';
 import { renderIndexHtml, type WebBootConfig } from './web-page.js';
 
@@ -27,7 +28,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * The web UI at `<basePath>/`: files under `assets/` with a year's cache (their names carry a
  * content hash), index.html with `no-cache` (so a new build is seen at once) for `/` and for
  * every client route (any GET that is no file and not under `/api`), and `/auth/session` for the
- * UI's login. A missing build answers 503 saying how to build it.
+ * UI's login. Assets go out brotli- or gzip-compressed when the build precompressed them and the
+ * browser accepts it (compressed-assets.ts). A missing build answers 503 saying how to build it.
  */
 export const createWebRouter = (
   web: WebOptions,
@@ -56,6 +58,7 @@ export const createWebRouter = (
   });
   if (web.authRouter) router.use('/auth', web.authRouter);
 
+  router.use('/assets', compressedAssets(join(web.root, 'assets')));
   router.use(
     '/assets',
     express.static(join(web.root, 'assets'), {

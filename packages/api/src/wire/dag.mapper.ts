@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { DagDetails, DagListEntry, DagListQuery, DagSearchResult } from '@trellis/services';
-import { toApiDagDetails, toApiDagSummary } from '@trellis/spec';
+import { nextFireOf, toApiDagDetails, toApiDagSummary, type Dag } from '@trellis/spec';
 import type { DagListItemSchema, ListDagsQuery, SearchResultSchema } from '@trellis/contract';
 import { toApiRunSummary } from './run.mapper.js';
 
@@ -24,11 +24,36 @@ export const toApiDagListItem = (e: DagListEntry): z.infer<typeof DagListItemSch
   nextRun: e.nextRun?.toISOString() ?? '',
 });
 
+/** How many next fire times a schedule entry shows. */
+const NEXT_FIRES = 3;
+
+/** The start schedules with their zone (the server's when none is set) and next fire times. */
+const toScheduleFires = (dag: Dag, now: Date) => {
+  const serverZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return dag.schedule.start.map((e) => {
+    const nextFires: string[] = [];
+    let after = now;
+    for (let i = 0; i < NEXT_FIRES; i++) {
+      const next = nextFireOf(e, after);
+      if (!next) break;
+      nextFires.push(next.toISOString());
+      after = next;
+    }
+    return {
+      expression: e.expression,
+      cron: e.cron,
+      timeZone: e.timezone ?? serverZone,
+      nextFires,
+    };
+  });
+};
+
 /**
  * The single-DAG response (spec: DAG details), shaped as DagDetailsResponse. Its type comes from
  * the spec package's ApiDagDetails: the step schema is open (passthrough), ApiStep is closed.
+ * `schedules` (beyond the spec) has the next fire times after `now`.
  */
-export const toApiDagDetailsResponse = (d: DagDetails) => ({
+export const toApiDagDetailsResponse = (d: DagDetails, now: Date) => ({
   dag: toApiDagDetails(d.dag),
   localDags: d.localDags.map((l) => ({
     name: l.name,
@@ -38,6 +63,7 @@ export const toApiDagDetailsResponse = (d: DagDetails) => ({
   latestDAGRun: toApiRunSummary(d.latestRun, d.dag.name),
   suspended: d.suspended,
   errors: [...d.errors],
+  schedules: toScheduleFires(d.dag, now),
 });
 
 /** A search result (spec: Search result). */

@@ -36,16 +36,43 @@ describe('DAG wire schemas', () => {
       name: 'etl',
       status: 0,
     });
-    const details = toApiDagDetailsResponse({
-      fileName: 'etl',
-      dag,
-      localDags: [{ name: 'etl', dag, errors: [] }],
-      errors: [],
-      suspended: true,
-    });
+    const details = toApiDagDetailsResponse(
+      {
+        fileName: 'etl',
+        dag,
+        localDags: [{ name: 'etl', dag, errors: [] }],
+        errors: [],
+        suspended: true,
+      },
+      new Date('2026-03-01T10:00:00Z'),
+    );
     expect(DagDetailsResponse.parse(details)).toMatchObject({
       suspended: true,
       localDags: [{ name: 'etl' }],
+      schedules: [],
     });
+  });
+
+  it('give each start schedule its zone and next fire times', () => {
+    const nightly = parseDagFile(
+      'name: nightly\nschedule: "CRON_TZ=Asia/Tokyo 30 2 * * *"\nsteps:\n  - echo s\n',
+    ).main.dag;
+    const details = toApiDagDetailsResponse(
+      { fileName: 'nightly', dag: nightly, localDags: [], errors: [], suspended: false },
+      new Date('2026-03-01T10:00:00Z'),
+    );
+    expect(DagDetailsResponse.parse(details).schedules).toEqual([
+      {
+        expression: 'CRON_TZ=Asia/Tokyo 30 2 * * *',
+        cron: '30 2 * * *',
+        timeZone: 'Asia/Tokyo',
+        // 02:30 in Tokyo is 17:30 UTC the day before
+        nextFires: [
+          '2026-03-01T17:30:00.000Z',
+          '2026-03-02T17:30:00.000Z',
+          '2026-03-03T17:30:00.000Z',
+        ],
+      },
+    ]);
   });
 });

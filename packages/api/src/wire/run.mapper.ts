@@ -84,13 +84,20 @@ export const toApiRunDetails = (r: DagRunRecord): ApiRunDetails => ({
 });
 
 /**
- * Run history grid (spec: Grid data item): one row per step name (sorted), then the handler rows
- * present; `history[i]` is the step's status in run `i` (0 when the step was not in that run).
+ * Run history grid (spec: Grid data item): one row per step that ran, in `stepOrder` (the DAG's
+ * step order; steps no longer in the DAG after them, in the order the runs list them), then the
+ * handler rows present; `history[i]` is the step's status in run `i` (0 when the step was not in that run).
  */
 export const toGridData = (
   runs: readonly DagRunRecord[],
+  stepOrder: readonly string[] = [],
 ): { name: string; history: number[] }[] => {
-  const names = [...new Set(runs.flatMap((r) => r.nodes.map((n) => n.step.name)))].sort();
+  const seen = [...new Set(runs.flatMap((r) => r.nodes.map((n) => n.step.name)))];
+  const at = (name: string): number => {
+    const i = stepOrder.indexOf(name);
+    return i < 0 ? stepOrder.length : i;
+  };
+  const names = seen.sort((a, b) => at(a) - at(b)); // stable: others keep their run order
   const rows = names.map((name) => ({
     name,
     history: runs.map((r) => r.nodes.find((n) => n.step.name === name)?.status ?? 0),

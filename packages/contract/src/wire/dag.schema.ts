@@ -165,13 +165,29 @@ export const ValidateDagResponse = z.object({
 /** A DAG defined in the same file (spec: DAG details, `localDags`). */
 export const LocalDagSchema = z.object({ name: z.string(), dag: DagDetailsSchema, errors: Errors });
 
-/** GET /dags/{fileName} response. */
+/** A start schedule entry with the zone it fires in and its next fire times. */
+const ScheduleFiresSchema = z.object({
+  /** As written, with any `CRON_TZ=` prefix. */
+  expression: z.string(),
+  /** The cron fields alone. */
+  cron: z.string(),
+  /** The IANA zone the entry fires in: its `CRON_TZ=`, or the server's zone. */
+  timeZone: z.string(),
+  /** The next fire times (at most 3), ISO 8601 UTC; empty when it never fires again. */
+  nextFires: z.array(z.string()),
+});
+
+/**
+ * GET /dags/{fileName} response. Beyond the spec: `schedules`, the DAG's start schedules with
+ * their zone and next fire times.
+ */
 export const DagDetailsResponse = z.object({
   dag: DagDetailsSchema,
   localDags: z.array(LocalDagSchema),
   latestDAGRun: RunSummarySchema,
   suspended: z.boolean(),
   errors: Errors,
+  schedules: z.array(ScheduleFiresSchema),
 });
 
 /** GET /dags/{fileName}/spec response: the YAML text as stored. */

@@ -4,7 +4,7 @@ import { type LocatedProblem, locateProblems, problemLines } from '../lib/spec-e
 import { useSpecDraft } from '../lib/use-spec-draft';
 import { ErrorBox } from './error-box';
 
-type Draft = ReturnType<typeof useSpecDraft>;
+export type Draft = ReturnType<typeof useSpecDraft>;
 
 const SpecToolbar = ({ draft, canEdit }: { draft: Draft; canEdit: boolean }) => {
   const { session } = useApp();
@@ -42,11 +42,13 @@ const SpecText = ({
   canEdit,
   bad,
   area,
+  onSave,
 }: {
   draft: Draft;
   canEdit: boolean;
   bad: ReadonlySet<number>;
   area: RefObject<HTMLTextAreaElement | null>;
+  onSave: () => void;
 }) => {
   const gutter = useRef<HTMLDivElement>(null);
   const lineCount = draft.text.split('\n').length;
@@ -72,7 +74,7 @@ const SpecText = ({
         onKeyDown={(e) => {
           if ((e.ctrlKey || e.metaKey) && e.key === 's') {
             e.preventDefault();
-            if (canEdit && draft.dirty) void draft.save();
+            if (canEdit) onSave();
           }
         }}
       />
@@ -110,6 +112,36 @@ const selectLine = (a: HTMLTextAreaElement, text: string, line: number) => {
   a.scrollTop = Math.max(0, (line - 4) * 20);
 };
 
+/** The text area and its problem list (a problem's line number jumps to it). */
+export const SpecBody = ({
+  draft,
+  canEdit,
+  onSave,
+}: {
+  draft: Draft;
+  canEdit: boolean;
+  /** Ctrl+S. */
+  onSave: () => void;
+}) => {
+  const area = useRef<HTMLTextAreaElement>(null);
+  const problems = locateProblems(draft.errors);
+  const jump = (line: number) => {
+    if (area.current) selectLine(area.current, draft.text, line);
+  };
+  return (
+    <>
+      <SpecText
+        draft={draft}
+        canEdit={canEdit}
+        bad={problemLines(problems)}
+        area={area}
+        onSave={onSave}
+      />
+      {problems.length > 0 && <ProblemList problems={problems} onJump={jump} />}
+    </>
+  );
+};
+
 /**
  * The DAG's YAML with line numbers: validated as you type through `POST /dags/validate`, saved
  * through `PUT /dags/{fileName}/spec`; problems are listed and their lines marked.
@@ -125,18 +157,17 @@ export const SpecEditor = ({
 }) => {
   const canEdit = useCan('dags:write');
   const draft = useSpecDraft(fileName, initial, onSaved);
-  const area = useRef<HTMLTextAreaElement>(null);
-  const problems = locateProblems(draft.errors);
-  const jump = (line: number) => {
-    if (area.current) selectLine(area.current, draft.text, line);
-  };
-
   return (
     <div className="spec-editor">
       <SpecToolbar draft={draft} canEdit={canEdit} />
       {draft.failure && <ErrorBox error={draft.failure} what="saving the definition" />}
-      <SpecText draft={draft} canEdit={canEdit} bad={problemLines(problems)} area={area} />
-      {problems.length > 0 && <ProblemList problems={problems} onJump={jump} />}
+      <SpecBody
+        draft={draft}
+        canEdit={canEdit}
+        onSave={() => {
+          if (draft.dirty) void draft.save();
+        }}
+      />
     </div>
   );
 };

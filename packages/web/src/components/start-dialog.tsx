@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { DagDetailsResponse } from '@trellis/contract';
 import { type ApiError, seg } from '../api/client';
 import { useApp } from '../app-context';
+import { paramFields, paramsText, type ParamField } from '../lib/param-fields';
 import { useRouter } from '../router';
 import { Dialog } from './dialog';
 import { ErrorBox } from './error-box';
@@ -17,6 +18,9 @@ const useStartForm = (fileName: string, mode: Mode, onClose: () => void) => {
   const router = useRouter();
   const [details, setDetails] = useState<DagDetailsResponse>();
   const [params, setParams] = useState('');
+  const [fields, setFields] = useState<ParamField[]>([]);
+  /** Free-form: the textarea's text is sent; otherwise the fields'. */
+  const [freeForm, setFreeForm] = useState(false);
   const [runId, setRunId] = useState('');
   const [queue, setQueue] = useState('');
   const [error, setError] = useState<ApiError>();
@@ -28,6 +32,9 @@ const useStartForm = (fileName: string, mode: Mode, onClose: () => void) => {
       .then((d) => {
         setDetails(d);
         setParams(d.dag.defaultParams);
+        setFields(paramFields(d.dag.params));
+        // a DAG whose parameters are fixed shows them as read-only text
+        setFreeForm(d.dag.params.length === 0 || d.dag.runConfig.disableParamEdit);
       })
       .catch((e: unknown) => setError(e as ApiError));
   }, [api, fileName]);
@@ -39,7 +46,8 @@ const useStartForm = (fileName: string, mode: Mode, onClose: () => void) => {
     setError(undefined);
     try {
       const body: Record<string, string> = {};
-      if (!rc?.disableParamEdit && params.trim() !== '') body.params = params;
+      const text = freeForm ? params : paramsText(fields);
+      if (!rc?.disableParamEdit && text.trim() !== '') body.params = text;
       if (!rc?.disableRunIdEdit && runId.trim() !== '') body.dagRunId = runId.trim();
       if (mode === 'enqueue' && queue.trim() !== '') body.queue = queue.trim();
       const res = await api.post<{ dagRunId: string }>(`/dags/${seg(fileName)}/${mode}`, body);
@@ -53,9 +61,69 @@ const useStartForm = (fileName: string, mode: Mode, onClose: () => void) => {
     }
   };
 
-  return { details, params, setParams, runId, setRunId, queue, setQueue, error, busy, submit };
+  const setField = (i: number, value: string) =>
+    setFields((fs) => fs.map((f, j) => (j === i ? { ...f, value } : f)));
+  const toggleFreeForm = (on: boolean) => {
+    if (on) setParams(paramsText(fields));
+    setFreeForm(on);
+  };
+  const form = { details, params, setParams, fields, setField, freeForm, toggleFreeForm };
+  return { ...form, runId, setRunId, queue, setQueue, error, busy, submit };
 };
 type StartForm = ReturnType<typeof useStartForm>;
+
+/**
+ * A field per declared parameter (positional ones labelled by position), preset to its default;
+ * "Edit as text" switches to the free-form `KEY=value "positional"` / JSON text.
+ */
+const ParamInputs = ({ form, readOnly }: { form: StartForm; readOnly: boolean }) => {
+  const declared = form.fields.length > 0;
+  return (
+    <fieldset className="params">
+      <legend>Parameters</legend>
+      {declared && !form.freeForm && (
+        <div className="param-fields">
+          {form.fields.map((f, i) => (
+            <label key={`${f.name}-${i}`}>
+              {f.positional ? `Positional ${f.name}` : f.name}
+              <input
+                name={`param-${f.name}`}
+                value={f.value}
+                onChange={(e) => form.setField(i, e.target.value)}
+                readOnly={readOnly}
+              />
+            </label>
+          ))}
+        </div>
+      )}
+      {form.freeForm && (
+        <label>
+          Parameters as text
+          <textarea
+            name="params"
+            rows={3}
+            value={form.params}
+            onChange={(e) => form.setParams(e.target.value)}
+            readOnly={readOnly}
+            placeholder='KEY=value "positional" or {"KEY":"value"}'
+          />
+        </label>
+      )}
+      {declared && !readOnly && (
+        <label className="inline">
+          <input
+            type="checkbox"
+            name="freeForm"
+            checked={form.freeForm}
+            onChange={(e) => form.toggleFreeForm(e.target.checked)}
+          />
+          Edit as text
+        </label>
+      )}
+      {readOnly && <small>This DAG does not allow editing its parameters.</small>}
+    </fieldset>
+  );
+};
 
 const StartFields = ({ form, mode }: { form: StartForm; mode: Mode }) => {
   const rc = form.details?.dag.runConfig;
@@ -67,18 +135,7 @@ const StartFields = ({ form, mode }: { form: StartForm; mode: Mode }) => {
         void form.submit();
       }}
     >
-      <label>
-        Parameters
-        <textarea
-          name="params"
-          rows={3}
-          value={form.params}
-          onChange={(e) => form.setParams(e.target.value)}
-          readOnly={rc?.disableParamEdit ?? false}
-          placeholder='KEY=value "positional" or {"KEY":"value"}'
-        />
-        {rc?.disableParamEdit && <small>This DAG does not allow editing its parameters.</small>}
-      </label>
+      <ParamInputs form={form} readOnly={rc?.disableParamEdit ?? false} />
       <label>
         Run id (optional)
         <input

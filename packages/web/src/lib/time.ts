@@ -15,13 +15,44 @@ export const formatDuration = (ms: number): string => {
 export const elapsed = (start: string, end: string, now: number): number =>
   start ? (end ? Date.parse(end) : now) - Date.parse(start) : Number.NaN;
 
-/** `2026-11-22 09:41:03` in the browser's zone, `''` for an empty timestamp. */
-export const formatTime = (iso: string): string => {
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatterFor = (timeZone: string | undefined): Intl.DateTimeFormat => {
+  const key = timeZone ?? '';
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-GB', {
+      ...(timeZone ? { timeZone } : {}),
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+    });
+    formatters.set(key, f);
+  }
+  return f;
+};
+
+/**
+ * `2026-11-22 09:41:03 GMT+1`: the time in the browser's zone (or `timeZone`, an IANA name), with
+ * the zone; `''` for an empty timestamp.
+ */
+export const formatTime = (iso: string, timeZone?: string): string => {
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  const part: Record<string, string> = {};
+  for (const p of formatterFor(timeZone).formatToParts(d)) part[p.type] = p.value;
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second} ${part.timeZoneName}`;
+};
+
+/** `2026-11-22T08:41:03Z`: the UTC value, for a title on hover. */
+export const utcTime = (iso: string): string => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 19)}Z UTC`;
 };
 
 /** `12s ago`, `3m ago`, `2h ago`, `4d ago`. */

@@ -3,7 +3,7 @@ import { seg } from '../api/client';
 import { useApp } from '../app-context';
 import { ErrorBox } from '../components/error-box';
 import { StatusBadge } from '../components/status-badge';
-import { formatAge } from '../lib/time';
+import { AgeText } from '../components/time-text';
 import { useNow, usePoll } from '../lib/use-poll';
 import { Link } from '../router';
 
@@ -17,7 +17,9 @@ const RunList = ({ runs, empty, now }: { runs: ApiRunSummary[]; empty: string; n
           <Link to={`/runs/${seg(r.name)}/${seg(r.dagRunId)}`}>{r.name}</Link>{' '}
           <span className="mono small muted">{r.dagRunId}</span>{' '}
           <StatusBadge status={r.status} label={r.statusLabel} />{' '}
-          <span className="small muted">{formatAge(r.startedAt || r.queuedAt, now)}</span>
+          <span className="small muted">
+            <AgeText iso={r.startedAt || r.queuedAt} now={now} />
+          </span>
         </li>
       ))}
     </ul>

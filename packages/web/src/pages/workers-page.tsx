@@ -2,7 +2,7 @@ import type { ListWorkersResponse } from '@trellis/contract';
 import { seg } from '../api/client';
 import { useApp } from '../app-context';
 import { ErrorBox } from '../components/error-box';
-import { formatAge } from '../lib/time';
+import { AgeText } from '../components/time-text';
 import { workerHealth } from '../lib/worker-health';
 import { useNow, usePoll } from '../lib/use-poll';
 import { Link } from '../router';
@@ -42,7 +42,9 @@ export const WorkersPage = () => {
                   {h.text}
                 </span>
               </header>
-              <p className="small muted">Last heartbeat {formatAge(x.last_heartbeat, now)}</p>
+              <p className="small muted">
+                Last heartbeat <AgeText iso={x.last_heartbeat} now={now} />
+              </p>
               <div className="tags">
                 {Object.entries(x.labels).map(([k, v]) => (
                   <span key={k} className="tag">
@@ -67,7 +69,9 @@ export const WorkersPage = () => {
                         {t.dagName}
                       </Link>{' '}
                       <span className="mono small muted">{t.dagRunId}</span>{' '}
-                      <span className="small muted">{formatAge(t.startedAt, now)}</span>
+                      <span className="small muted">
+                        <AgeText iso={t.startedAt} now={now} />
+                      </span>
                     </li>
                   ))}
                 </ul>

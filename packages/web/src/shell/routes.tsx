@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { DashboardPage } from '../pages/dashboard/dashboard-page';
 import { DagListPage } from '../pages/dag-list/dag-list-page';
 import { DagPage } from '../pages/dag/dag-page';
+import { NewDagPage } from '../pages/new-dag/new-dag-page';
 import { QueuesPage } from '../pages/queues-page';
 import { RunPage } from '../pages/run/run-page';
 import { RunsPage } from '../pages/runs/runs-page';
@@ -20,6 +21,7 @@ export const titleFor = (path: string): string => {
     runs: 'Runs',
     queues: 'Queues',
     workers: 'Workers',
+    'new-dag': 'New DAG',
   };
   const page =
     first === 'dags' && name
@@ -40,6 +42,7 @@ export const Routes = () => {
   if (path === '/' || path === '/dashboard') return <DashboardPage />;
   if (path === '/runs') return <RunsPage />;
   if (path === '/dags') return <DagListPage />;
+  if (path === '/new-dag') return <NewDagPage />;
   if ((m = matchPath('/dags/:fileName', path)))
     return <DagPage key={m.fileName} fileName={m.fileName ?? ''} />;
   if ((m = matchPath('/runs/:name/:id', path)))

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ErrorBox } from '../../components/error-box';
 import { StartDialog } from '../../components/start-dialog';
+import { Link } from '../../router';
 import { DagListToolbar } from './dag-list-toolbar';
 import type { DagRowActions, StartMode } from './dag-row';
 import { DagTable } from './dag-table';
@@ -25,6 +26,10 @@ export const DagListPage = () => {
       <header className="page-head">
         <h1>DAGs</h1>
         {p && <span className="muted">{p.totalRecords} in total</span>}
+        <span className="spacer" />
+        <Link to="/new-dag" className="button primary">
+          New DAG
+        </Link>
       </header>
       <DagListToolbar params={params} tags={tags} />
       {list.error && <ErrorBox error={list.error} what="listing DAGs" />}

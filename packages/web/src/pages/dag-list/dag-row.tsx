@@ -2,7 +2,8 @@ import type { ApiDagListItem } from '@trellis/contract';
 import { seg } from '../../api/client';
 import { deniedTitle, useApp, useCan } from '../../app-context';
 import { StatusBadge } from '../../components/status-badge';
-import { formatTime } from '../../lib/time';
+import { cronOf, cronWords } from '../../lib/cron-words';
+import { TimeText } from '../../components/time-text';
 import { Link } from '../../router';
 
 export type StartMode = 'start' | 'enqueue';
@@ -44,7 +45,9 @@ const LatestRunCell = ({ d }: { d: ApiDagListItem }) => (
     ) : (
       <span className="muted">never run</span>
     )}
-    <div className="muted small">{formatTime(d.latestDAGRun.startedAt)}</div>
+    <div className="muted small">
+      <TimeText iso={d.latestDAGRun.startedAt} />
+    </div>
   </td>
 );
 
@@ -53,7 +56,7 @@ const NextRunCell = ({ d }: { d: ApiDagListItem }) => (
     {d.suspended ? (
       <span className="muted">suspended</span>
     ) : d.nextRun ? (
-      formatTime(d.nextRun)
+      <TimeText iso={d.nextRun} />
     ) : d.dag.schedule.length > 0 ? (
       <span className="muted">scheduled</span>
     ) : (
@@ -119,8 +122,13 @@ const ActionsCell = ({ d, onStart }: { d: ApiDagListItem; onStart: DagRowActions
 export const DagRow = ({ d, actions }: { d: ApiDagListItem; actions: DagRowActions }) => (
   <tr data-dag={d.fileName}>
     <NameCell d={d} onTag={actions.onTag} />
-    <td className="hide-narrow mono small">
-      {d.dag.schedule.map((s) => s.expression).join(', ') || <span className="muted">—</span>}
+    <td className="hide-narrow small">
+      {d.dag.schedule.map((s) => (
+        <span key={s.expression} className="schedule-words" title={s.expression}>
+          {cronWords(cronOf(s.expression))}
+        </span>
+      ))}
+      {d.dag.schedule.length === 0 && <span className="muted">—</span>}
     </td>
     <LatestRunCell d={d} />
     <NextRunCell d={d} />

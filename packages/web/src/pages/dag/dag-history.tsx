@@ -3,7 +3,7 @@ import { seg } from '../../api/client';
 import { ErrorBox } from '../../components/error-box';
 import { RunGrid } from '../../components/run-grid';
 import { StatusBadge } from '../../components/status-badge';
-import { formatTime } from '../../lib/time';
+import { TimeText } from '../../components/time-text';
 import type { PollState } from '../../lib/use-poll';
 import { Link } from '../../router';
 
@@ -26,8 +26,12 @@ const RunsTable = ({ runs }: { runs: DagRunsResponse['dagRuns'] }) => (
           <td>
             <StatusBadge status={r.status} label={r.statusLabel} />
           </td>
-          <td className="hide-narrow">{formatTime(r.startedAt)}</td>
-          <td className="hide-narrow">{formatTime(r.finishedAt)}</td>
+          <td className="hide-narrow">
+            <TimeText iso={r.startedAt} />
+          </td>
+          <td className="hide-narrow">
+            <TimeText iso={r.finishedAt} />
+          </td>
         </tr>
       ))}
     </tbody>

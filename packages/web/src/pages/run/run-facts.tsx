@@ -1,16 +1,47 @@
 import type { ApiRunDetails } from '@trellis/contract';
-import { elapsed, formatDuration, formatTime } from '../../lib/time';
+import { seg } from '../../api/client';
+import { Link } from '../../router';
+import { elapsed, formatDuration } from '../../lib/time';
+import { TimeText } from '../../components/time-text';
 
-/** Started, finished, duration (ticking while it runs), when queued, and the parameters. */
-export const RunFacts = ({ r, now }: { r: ApiRunDetails; now: number }) => (
+/** The parent run of a child run, started, finished, duration (ticking while it runs), when queued, and the parameters. */
+export const RunFacts = ({
+  r,
+  now,
+  childLink,
+}: {
+  r: ApiRunDetails;
+  now: number;
+  childLink: (childRunId: string) => string;
+}) => (
   <dl className="facts">
+    {r.parentDAGRunId && r.parentDAGRunId !== r.dagRunId && (
+      <div>
+        <dt>Parent run</dt>
+        <dd data-testid="parent-run">
+          <Link
+            to={
+              r.parentDAGRunId !== r.rootDAGRunId
+                ? childLink(r.parentDAGRunId)
+                : `/runs/${seg(r.rootDAGRunName)}/${seg(r.rootDAGRunId)}`
+            }
+          >
+            {r.parentDAGRunName} <span className="mono">{r.parentDAGRunId}</span>
+          </Link>
+        </dd>
+      </div>
+    )}
     <div>
       <dt>Started</dt>
-      <dd>{formatTime(r.startedAt) || '—'}</dd>
+      <dd>
+        <TimeText iso={r.startedAt} empty="—" />
+      </dd>
     </div>
     <div>
       <dt>Finished</dt>
-      <dd>{formatTime(r.finishedAt) || '—'}</dd>
+      <dd>
+        <TimeText iso={r.finishedAt} empty="—" />
+      </dd>
     </div>
     <div>
       <dt>Duration</dt>
@@ -19,7 +50,9 @@ export const RunFacts = ({ r, now }: { r: ApiRunDetails; now: number }) => (
     {r.queuedAt && (
       <div>
         <dt>Queued</dt>
-        <dd>{formatTime(r.queuedAt)}</dd>
+        <dd>
+          <TimeText iso={r.queuedAt} />
+        </dd>
       </div>
     )}
     {r.waitReason && (

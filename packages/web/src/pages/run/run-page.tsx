@@ -52,7 +52,7 @@ export const RunPage = ({
     <section className="page">
       <RunCrumbs r={r} name={name} childId={childId} childLink={childLink} />
       <RunHeader r={r} live={live} childId={childId} onConfirm={setConfirm} />
-      <RunFacts r={r} now={now} />
+      <RunFacts r={r} now={now} childLink={childLink} />
       {r.error && <div className="error-box">{r.error}</div>}
       {actions.actionError && <ErrorBox error={actions.actionError} />}
       <RunGraphPanels
@@ -62,6 +62,7 @@ export const RunPage = ({
         now={now}
         selected={logChoice.kind === 'step' ? logChoice.step : undefined}
         onSelect={(step) => showStepLog(step)}
+        childLink={childLink}
       />
       <StepsPanel
         nodes={allNodes}

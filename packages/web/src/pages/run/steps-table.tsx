@@ -2,7 +2,8 @@ import type { ApiNode } from '@trellis/contract';
 import { deniedTitle, useApp, useCan } from '../../app-context';
 import { StatusBadge } from '../../components/status-badge';
 import { NODE_STATUS_LABEL } from '../../lib/status';
-import { elapsed, formatDuration, formatTime } from '../../lib/time';
+import { elapsed, formatDuration } from '../../lib/time';
+import { TimeText } from '../../components/time-text';
 import { Link } from '../../router';
 
 export type Stream = 'stdout' | 'stderr';
@@ -102,7 +103,9 @@ const StepRow = ({
     <td>
       <StatusBadge status={n.status} label={n.statusLabel} node />
     </td>
-    <td className="hide-narrow small">{formatTime(n.startedAt)}</td>
+    <td className="hide-narrow small">
+      <TimeText iso={n.startedAt} />
+    </td>
     <td className="small">{formatDuration(elapsed(n.startedAt, n.finishedAt, now))}</td>
     <td className="hide-narrow small">
       {n.retryCount} / {n.doneCount}
