@@ -12,3 +12,4 @@ export type * from './worker/worker-info.js';
 export * from './wire/events.schema.js';
 export * from './wire/run-outputs.schema.js';
 export * from './wire/wait-reason.schema.js';
+export * from './wire/webhooks.schema.js';

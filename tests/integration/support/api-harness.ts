@@ -53,6 +53,8 @@ export const apiHarness = (
     home?: TempHome;
     /** The clock of the idempotency keys (`<home>/data/idempotency`). @default systemClock */
     idempotencyClock?: Clock;
+    /** Webhook deliveries fed by the harness's event bus; absent = none (503). */
+    webhooks?: (runEvents: InMemoryRunEvents, home: string) => HttpDeps['webhooks'];
   } = {},
 ): ApiHarness => {
   const t = opts.home ?? createTempHome('trellis-api-');
@@ -83,6 +85,7 @@ export const apiHarness = (
     metrics: () => Promise.resolve({ contentType: 'text/plain', body: '' }),
     ...(opts.queueConfig ? { queueConfig: opts.queueConfig } : {}),
     ...(opts.workers ? { workers: opts.workers } : {}),
+    ...webhooksOf(opts.webhooks?.(runEvents, home)),
   };
   return {
     app: createHttpApp(deps, tables),
@@ -109,6 +112,9 @@ export const apiHarness = (
     cleanup: t.cleanup,
   };
 };
+
+const webhooksOf = (w: HttpDeps['webhooks']): Pick<HttpDeps, 'webhooks'> =>
+  w ? { webhooks: w } : {};
 
 /** Idempotency keys under `<home>/data/idempotency`, as `trellis server` keeps them. */
 const idempotencyIn = (home: string, clock: Clock): IdempotentTriggers =>

@@ -34,12 +34,20 @@ describe('loadConfig defaults', () => {
         tlsKeyFile: '',
         tlsCaFile: '',
       },
-      worker: { id: '', labels: {}, concurrency: 4 },
+      worker: { id: '', labels: {}, concurrency: 4, outboxMaxBytes: 67_108_864 },
       queues: [],
       histRetentionDays: 30,
       scheduler: { zombieDetectionIntervalSec: 45 },
       auth: { mode: 'none', users: [], tokens: [] },
       remoteNodes: [],
+      webhooks: {
+        subscriptions: [],
+        retryBaseDelayMs: 1000,
+        retryMaxDelayMs: 3_600_000,
+        retryForSec: 86_400,
+        timeoutMs: 10_000,
+        maxJournalEntries: 10_000,
+      },
     });
     expect(config.redis).toBeUndefined();
     expect(warnings).toEqual([]);
