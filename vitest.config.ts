@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
  * Projects: `unit` = colocated *.test.ts (no I/O beyond temp files), `int` = *.int.test.ts (real
  * processes, fs, services; those wiring several packages together live in tests/integration, and
  * tests/corpus runs the DAG corpus end to end),
- * `e2e` = tests/e2e (the built binary).
+ * `e2e` = tests/e2e and tests/docs/*.e2e.test.ts (the built binary).
  * The `@trellis/source` export condition makes workspace imports resolve to `src/` without a build.
  */
 const shared = {
@@ -27,7 +27,7 @@ export default defineConfig({
             'tests/docs/**/*.test.ts',
             'tests/support/**/*.test.ts',
           ],
-          exclude: ['**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
+          exclude: ['**/*.int.test.ts', '**/*.e2e.test.ts', '**/node_modules/**', '**/dist/**'],
         },
       },
       {
@@ -51,7 +51,12 @@ export default defineConfig({
         ...shared,
         test: {
           name: 'e2e',
-          include: ['tests/e2e/**/*.test.ts', 'tests/faults/**/*.test.ts'],
+          // tests/docs/*.e2e.test.ts run the docs' examples against the built binary
+          include: [
+            'tests/e2e/**/*.test.ts',
+            'tests/faults/**/*.test.ts',
+            'tests/docs/**/*.e2e.test.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           exclude: ['**/node_modules/**', '**/dist/**'],

@@ -51,6 +51,7 @@ export { systemRoutes } from './routes/system.routes.js';
 export { runRoutes } from './routes/runs.routes.js';
 export { runOutputRoutes } from './routes/run-outputs.routes.js';
 export { toLiveWorkers } from './routes/wait-reason.js';
+export { webhookRoutes } from './routes/webhooks.routes.js';
 export { eventRoutes } from './routes/events.routes.js';
 export { queueRoutes } from './routes/queues.routes.js';
 export { dashboardRoutes } from './routes/dashboard.routes.js';

@@ -13,3 +13,4 @@ export * from './wire/events.schema.js';
 export * from './wire/run-outputs.schema.js';
 export * from './wire/wait-reason.schema.js';
 export * from './wire/dashboard.schema.js';
+export * from './wire/webhooks.schema.js';

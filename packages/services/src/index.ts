@@ -86,3 +86,7 @@ export {
   type StepLogFollowDeps,
   type StepLogSink,
 } from './events/step-log-follow.js';
+export { WebhookDeliveries } from './webhooks/webhook-deliveries.js';
+export type { WebhookDelivery, WebhookJournal } from './webhooks/webhook-port.js';
+export { WebhookHeader, verifyWebhookSignature } from './webhooks/webhook-signing.js';
+export { fetchWebhookTransport } from './webhooks/fetch-webhook-transport.js';

@@ -39,3 +39,4 @@ export {
   FsIdempotencyJournal,
   type FsIdempotencyJournalOptions,
 } from './idempotency/fs-idempotency-journal.js';
+export { FsWebhookJournal } from './webhooks/fs-webhook-journal.js';

@@ -7,7 +7,7 @@ import { API_ROUTE_TABLES, answerClientErrors } from '@trellis/api';
 import { systemClock } from '@trellis/core';
 import { ErrorBody } from '@trellis/contract';
 import { FsDagStore } from '@trellis/store';
-import { apiHarness, type ApiHarness } from '../support/api-harness.js';
+import { apiHarness, unsubscribedWebhooks, type ApiHarness } from '../support/api-harness.js';
 import { fuzzRequests, type FuzzRequest, type FuzzRoute } from '../support/fuzz-requests.js';
 
 /**
@@ -126,6 +126,7 @@ describe(`API fuzz: ${COUNT} malformed requests (seed ${SEED})`, () => {
           latestRun: async (name) => (await h.store.listRuns({ name, limit: 1 }))[0],
         }),
       workers: () => [],
+      webhooks: unsubscribedWebhooks,
     });
     h.dag('fuzz-a', 'steps:\n  - name: s1\n    command: "true"\n');
     h.dag('fuzz-b', 'params: X=1\nsteps:\n  - name: s1\n    command: "true"\n  - "true"\n');

@@ -5,6 +5,7 @@ import {
   type HttpDeps,
   type RouteTables,
 } from '@trellis/api';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '@trellis/core';
 import type { EngineEvents } from '@trellis/engine';
@@ -13,10 +14,17 @@ import {
   InMemoryRunEvents,
   RecordTransitions,
   RunReads,
+  WebhookDeliveries,
+  fetchWebhookTransport,
   type DagDefinitions,
   type RunService,
 } from '@trellis/services';
-import { DagFileLoader, FsIdempotencyJournal, type FsRunStore } from '@trellis/store';
+import {
+  DagFileLoader,
+  FsIdempotencyJournal,
+  FsWebhookJournal,
+  type FsRunStore,
+} from '@trellis/store';
 import type { DagRunRecord } from '@trellis/spec';
 import { createTempHome, localRunService, type TempHome } from './local-run-service.js';
 
@@ -53,6 +61,8 @@ export const apiHarness = (
     home?: TempHome;
     /** The clock of the idempotency keys (`<home>/data/idempotency`). @default systemClock */
     idempotencyClock?: Clock;
+    /** Webhook deliveries fed by the harness's event bus; absent = none (503). */
+    webhooks?: (runEvents: InMemoryRunEvents, home: string) => HttpDeps['webhooks'];
   } = {},
 ): ApiHarness => {
   const t = opts.home ?? createTempHome('trellis-api-');
@@ -83,6 +93,7 @@ export const apiHarness = (
     metrics: () => Promise.resolve({ contentType: 'text/plain', body: '' }),
     ...(opts.queueConfig ? { queueConfig: opts.queueConfig } : {}),
     ...(opts.workers ? { workers: opts.workers } : {}),
+    ...webhooksOf(opts.webhooks?.(runEvents, home)),
   };
   return {
     app: createHttpApp(deps, tables),
@@ -109,6 +120,24 @@ export const apiHarness = (
     cleanup: t.cleanup,
   };
 };
+
+const webhooksOf = (w: HttpDeps['webhooks']): Pick<HttpDeps, 'webhooks'> =>
+  w ? { webhooks: w } : {};
+
+/** Webhook deliveries with no subscription, as a server without `webhooks` in its config has. */
+export const unsubscribedWebhooks = (events: InMemoryRunEvents, home: string): WebhookDeliveries =>
+  new WebhookDeliveries({
+    subscriptions: [],
+    journal: new FsWebhookJournal({ dir: join(home, 'data', 'webhooks'), warn: () => undefined }),
+    transport: fetchWebhookTransport,
+    events,
+    clock: systemClock,
+    policy: { baseDelayMs: 1000, maxDelayMs: 60_000, retryForMs: 60_000 },
+    timeoutMs: 1000,
+    maxJournalEntries: 10,
+    ids: randomUUID,
+    warn: () => undefined,
+  });
 
 /** Idempotency keys under `<home>/data/idempotency`, as `trellis server` keeps them. */
 const idempotencyIn = (home: string, clock: Clock): IdempotentTriggers =>

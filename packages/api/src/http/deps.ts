@@ -7,6 +7,7 @@ import type {
   RunEvents,
   RunReads,
   RunService,
+  WebhookDeliveries,
 } from '@trellis/services';
 import type { HttpLogger } from '../errors/error-middleware.js';
 import type { Authenticator } from './auth.js';
@@ -47,6 +48,11 @@ export interface HttpDeps {
    * `Idempotency-Key` answers 503 service_unavailable.
    */
   readonly idempotency?: IdempotentTriggers;
+  /**
+   * Webhook deliveries of this process (GET /webhooks/deliveries). Absent: that answers 503
+   * service_unavailable.
+   */
+  readonly webhooks?: WebhookDeliveries;
   /** Whether GET /metrics needs credentials. @default false (public) */
   readonly metricsPrivate?: boolean;
 }

@@ -8,6 +8,7 @@ import { queueRoutes } from './queues.routes.js';
 import { runOutputRoutes } from './run-outputs.routes.js';
 import { runRoutes } from './runs.routes.js';
 import { systemRoutes } from './system.routes.js';
+import { webhookRoutes } from './webhooks.routes.js';
 
 /** The route tables `trellis server` mounts (besides the system routes createHttpApp adds). */
 export const API_ROUTE_TABLES = [
@@ -17,6 +18,7 @@ export const API_ROUTE_TABLES = [
   queueRoutes,
   eventRoutes,
   dashboardRoutes,
+  webhookRoutes,
 ] as const;
 
 /** The OpenAPI document of the whole API, as checked in at docs/openapi.json. */

@@ -21,6 +21,7 @@ import { findWebRoot } from './web-root.js';
 import { dagDefinitionsOf, ensureFolders, makeRuntime, type Runtime } from './runtime.js';
 import { startSchedulerRole, type SchedulerStatus } from './scheduler-role.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from './shutdown.js';
+import { startWebhooks } from './webhooks.js';
 
 export interface ServeOptions {
   /** `start-all`: also the scheduler role (cron, queue processor, zombie detector). */
@@ -69,8 +70,12 @@ export const serve = async (
   const scheduler = opts.withScheduler
     ? startSchedulerRole(rt, dags, clock, (line) => io.err(line), stopScheduler.signal)
     : undefined;
+  const webhooks = await startWebhooks(rt, (m) => io.err(`warning: ${m}`));
   const webAuth = createWebAuth(config.auth, config.server.basePath);
-  const deps = httpDepsOf(rt, dags, scheduler, metrics, webAuth.auth, startedAt, io);
+  const deps = {
+    ...httpDepsOf(rt, dags, scheduler, metrics, webAuth.auth, startedAt, io),
+    webhooks,
+  };
   // The web UI unless `server.headless`; an unbuilt UI answers 503 saying how to build it.
   const web = config.server.headless ? undefined : findWebRoot();
   if (web && !web.built)
@@ -84,6 +89,7 @@ export const serve = async (
   if (api === undefined) {
     stopScheduler.abort();
     await scheduler?.done;
+    await webhooks.stop();
     await fleet?.stop();
     await rt.tracer.shutdown();
     return ExitCode.Failure;
@@ -110,6 +116,7 @@ export const serve = async (
   stopScheduler.abort(); // no new runs from schedules or queues
   await scheduler?.done;
   await rt.runs.drain(SHUTDOWN_GRACE_MS);
+  await webhooks.stop(); // after the runs: their final events are journaled first
   await fleet?.stop();
   await rt.tracer.shutdown();
   server.closeAllConnections();

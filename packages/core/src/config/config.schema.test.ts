@@ -149,3 +149,48 @@ describe('server TLS files', () => {
     expect(ConfigSchema.parse({ home: '/h', server: both }).server).toMatchObject(both);
   });
 });
+
+describe('webhooks', () => {
+  const home = '/srv/trellis';
+  const sub = { name: 'ci', url: 'https://ci.example.com/hook', secret: '0123456789abcdef' };
+
+  it('defaults to no subscriptions, 24 h of retries from 1 s doubling up to 1 h', () => {
+    expect(ConfigSchema.parse({ home }).webhooks).toEqual({
+      subscriptions: [],
+      retryBaseDelayMs: 1000,
+      retryMaxDelayMs: 3_600_000,
+      retryForSec: 86_400,
+      timeoutMs: 10_000,
+      maxJournalEntries: 10_000,
+    });
+    expect(
+      ConfigSchema.parse({ home, webhooks: { subscriptions: [sub] } }).webhooks.subscriptions,
+    ).toEqual([{ ...sub, events: ['run:finished'], dags: [], maxConcurrency: 4 }]);
+  });
+
+  it('refuses a bad URL, a short secret, an unknown event and a repeated name, saying what to write', () => {
+    const r = ConfigSchema.safeParse({
+      home,
+      webhooks: {
+        subscriptions: [
+          { ...sub, name: 'first', url: 'ftp://x', secret: 'short', events: ['run:done'] },
+          sub,
+          sub,
+        ],
+      },
+    });
+    const messages = r.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? [];
+    expect(messages).toEqual([
+      expect.stringMatching(/^webhooks\.subscriptions\.0\.url: use an absolute http\(s\) URL/),
+      expect.stringMatching(
+        /^webhooks\.subscriptions\.0\.secret: use a random string of at least 16/,
+      ),
+      expect.stringMatching(
+        /^webhooks\.subscriptions\.0\.events\.0: use event types .*run:finished/,
+      ),
+      expect.stringMatching(
+        /^webhooks\.subscriptions\.2\.name: rename or remove this subscription/,
+      ),
+    ]);
+  });
+});

@@ -3,6 +3,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { authShape, AuthSchema, AUTH_SUBKEYS } from './auth.schema.js';
 import { RemoteNodesSchema, REMOTE_NODE_SUBKEYS } from './remote-nodes.schema.js';
+import { WebhooksSchema, WEBHOOK_SUBKEYS } from './webhooks.schema.js';
 import {
   boolean,
   checkUniqueNames,
@@ -326,6 +327,12 @@ export const ConfigSchema = section({
    * @default `[]`
    */
   remoteNodes: RemoteNodesSchema.default([]),
+  /**
+   * Completion callbacks: signed POSTs of run events to subscribed URLs, journaled and retried
+   * (docs/configuration.md, "Webhooks").
+   * @default `{ subscriptions: [] }`
+   */
+  webhooks: WebhooksSchema.prefault({}),
 })
   // Type-preserving: relative paths (the defaults included) become absolute under `home`.
   .overwrite((c) => ({
@@ -365,4 +372,5 @@ const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   auth: Object.keys(authShape),
   ...AUTH_SUBKEYS,
   ...REMOTE_NODE_SUBKEYS,
+  ...WEBHOOK_SUBKEYS,
 };

@@ -22,6 +22,7 @@ export {
   type Role,
 } from './auth.schema.js';
 export type { RemoteNodeAuth, RemoteNodeConfig } from './remote-nodes.schema.js';
+export { WEBHOOK_EVENT_NAMES } from './webhooks.schema.js';
 export { ConfigError } from './config-error.js';
 export { FLAG_MAP, type ConfigFlags, type FlagBinding } from './config-flags.js';
 export { ENV_MAP, type EnvBinding, type EnvName } from './env-map.js';

@@ -42,6 +42,14 @@ describe('loadConfig defaults', () => {
       scheduler: { zombieDetectionIntervalSec: 45 },
       auth: { mode: 'none', users: [], tokens: [] },
       remoteNodes: [],
+      webhooks: {
+        subscriptions: [],
+        retryBaseDelayMs: 1000,
+        retryMaxDelayMs: 3_600_000,
+        retryForSec: 86_400,
+        timeoutMs: 10_000,
+        maxJournalEntries: 10_000,
+      },
     });
     expect(config.redis).toBeUndefined();
     expect(warnings).toEqual([]);

@@ -48,4 +48,17 @@ describe('RecordTransitions', () => {
     t.recordSaved(record(RunStatus.Cancelled, []));
     expect(left).toEqual([{ queue: 'd', reason: 'dequeued' }]);
   });
+
+  it("publishes a run's end once when its final record is saved again, and a retry anew", () => {
+    const bus = new InMemoryRunEvents({ clock });
+    const types: string[] = [];
+    bus.subscribe({ types: ['run'] }, (e) => types.push(e.type));
+    const t = new RecordTransitions(bus);
+    t.recordSaved(record(RunStatus.Running, [node('a', NodeStatus.Running)]));
+    t.recordSaved(record(RunStatus.Failed, [node('a', NodeStatus.Failed)]));
+    t.recordSaved(record(RunStatus.Failed, [node('a', NodeStatus.Failed)])); // saved again
+    t.recordSaved(record(RunStatus.Running, [node('a', NodeStatus.Running)])); // retried
+    t.recordSaved(record(RunStatus.Succeeded, [node('a', NodeStatus.Succeeded)]));
+    expect(types).toEqual(['run:started', 'run:finished', 'run:started', 'run:finished']);
+  });
 });

@@ -9,6 +9,9 @@ import {
 import type { DagRunRecord, NodeRecord } from '@trellis/spec';
 import type { RunEventInput, RunEvents } from './run-events.js';
 
+/** How many ended runs are remembered against a repeated final save. */
+const ENDED_KEPT = 10_000;
+
 type Publish = (type: RunEventInput['type'], data: Record<string, unknown>) => void;
 
 interface Seen {
@@ -30,6 +33,11 @@ const nodesOf = (r: DagRunRecord): NodeRecord[] =>
 export class RecordTransitions {
   readonly #events: RunEvents;
   readonly #seen = new Map<string, Seen>();
+  /**
+   * The final status of runs that ended lately (the last {@link ENDED_KEPT}), so a final record
+   * saved again (the store re-saves it as logs close) publishes no second `run:finished`.
+   */
+  readonly #ended = new Map<string, RunStatus>();
 
   constructor(events: RunEvents) {
     this.#events = events;
@@ -39,6 +47,8 @@ export class RecordTransitions {
   recordSaved(r: DagRunRecord): void {
     const key = `${r.root.dagRunId}/${r.name}/${r.dagRunId}`;
     const prev = this.#seen.get(key);
+    if (!prev && this.#ended.get(key) === r.status) return; // the same end, saved again
+    this.#ended.delete(key);
     const base = {
       dag: r.name,
       dagRunId: r.dagRunId,
@@ -56,8 +66,11 @@ export class RecordTransitions {
     if (runChanged && !final) this.#runChanged(r, was, prev, publish);
     this.#nodesChanged(r, seen, publish);
     if (runChanged && final) this.#runChanged(r, was, prev, publish);
-    if (isFinalRunStatus(r.status)) this.#seen.delete(key);
-    else if (!prev) this.#seen.set(key, seen);
+    if (isFinalRunStatus(r.status)) {
+      this.#seen.delete(key);
+      this.#ended.set(key, r.status);
+      if (this.#ended.size > ENDED_KEPT) this.#ended.delete(this.#ended.keys().next().value ?? '');
+    } else if (!prev) this.#seen.set(key, seen);
   }
 
   #nodesChanged(r: DagRunRecord, seen: Seen, publish: Publish): void {
