@@ -22,6 +22,8 @@ export {
   CoordinatorClient,
   isRefused,
   isUnavailable,
+  isWorkerRefused,
   type CoordinatorClientOptions,
 } from './client/coordinator-client.js';
 export type * from './wire/messages.js';
+export { PROTOCOL_VERSION } from './wire/protocol.js';

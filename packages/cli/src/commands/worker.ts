@@ -75,7 +75,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     { CoordinatorClient },
     { WorkerAgent, createRedis, outboxDirOf },
     executors,
-    { tlsOf },
+    { workerTlsOf },
     { RunTracer },
   ] = await Promise.all([
     import('@trellis/coordinator'),
@@ -88,7 +88,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const tracer = new RunTracer({ serviceVersion: VERSION, warn: (m) => io.err(`warning: ${m}`) });
   const { ShellCommandRunner, SpawnerProcessRunner, createExecutorSet } = executors;
   const id = config.worker.id || `${hostname()}@${process.pid}`;
-  const tls = tlsOf(config);
+  const tls = workerTlsOf(config);
   const owner = currentOwner(id);
   const redis = createRedis(redisUrl);
   redis.on('error', () => undefined); // reconnects with back-off; BullMQ reports lasting trouble
@@ -105,7 +105,13 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     // keyed by the configured id (or host): a restarted worker finds what it had not delivered
     outboxDir: outboxDirOf(config.home, config.worker.id || hostname()),
     outboxMaxBytes: config.worker.outboxMaxBytes,
-    client: new CoordinatorClient({ address, clock: systemClock, ...(tls ? { tls } : {}) }),
+    client: new CoordinatorClient({
+      address,
+      clock: systemClock,
+      token: config.worker.token,
+      workerId: id,
+      ...(tls ? { tls } : {}),
+    }),
     redis,
     clock: systemClock,
     executors: executorSet.executors,

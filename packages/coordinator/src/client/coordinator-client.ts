@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Clock } from '@trellis/core';
 import { coordinatorService } from '../proto/load-proto.js';
 import { channelCredentials, type TlsFiles } from '../server/credentials.js';
+import { identityInterceptor, type CallIdentity } from './call-metadata.js';
 import type {
   CancelAck,
   CancelRequest,
@@ -22,7 +23,7 @@ import type {
 } from '../wire/messages.js';
 
 /** Options of a coordinator client. */
-export interface CoordinatorClientOptions {
+export interface CoordinatorClientOptions extends CallIdentity {
   /** `host:port` of the coordinator (its advertise address). */
   readonly address: string;
   readonly tls?: TlsFiles;
@@ -82,6 +83,7 @@ export class CoordinatorClient {
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2_000,
       'grpc.enable_channelz': 0,
+      interceptors: [identityInterceptor(opts)],
     }) as unknown as RawClient;
     this.#timeout = opts.callTimeoutMs ?? 5_000;
     this.#clock = opts.clock;
@@ -210,6 +212,12 @@ export const isUnavailable = (e: unknown): boolean => {
     code === grpc.status.CANCELLED ||
     code === grpc.status.UNKNOWN
   );
+};
+
+/** True when the coordinator refused this worker itself (token, protocol version). */
+export const isWorkerRefused = (e: unknown): boolean => {
+  const code = (e as { code?: number } | null)?.code;
+  return code === grpc.status.UNAUTHENTICATED || code === grpc.status.FAILED_PRECONDITION;
 };
 
 /**

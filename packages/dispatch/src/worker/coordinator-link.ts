@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { HeartbeatResponse, WorkerCommand } from '@trellis/coordinator';
+import { isWorkerRefused, type HeartbeatResponse, type WorkerCommand } from '@trellis/coordinator';
 import type { ActiveRuns } from './active-runs.js';
 import type { Outbox } from './outbox.js';
 import type { QueueConsumer } from './queue-consumer.js';
@@ -28,6 +28,8 @@ export class CoordinatorLink {
   readonly #incarnation = randomUUID();
   readonly #stop = new AbortController();
   #connected: boolean | undefined;
+  /** The last failure was the coordinator refusing this worker (token, protocol version). */
+  #refused = false;
   #heartbeats: Promise<void> | undefined;
   #commands: Promise<void> | undefined;
 
@@ -93,9 +95,15 @@ export class CoordinatorLink {
         await this.beat();
         wait = every;
       } catch (e) {
-        if (this.#connected !== false)
-          agent.log(`coordinator unreachable (${(e as Error).message}): retrying`);
+        const refused = isWorkerRefused(e);
+        if (this.#connected !== false || refused !== this.#refused)
+          agent.log(
+            refused
+              ? `the coordinator refused this worker: ${(e as { details?: string }).details ?? (e as Error).message}`
+              : `coordinator unreachable (${(e as Error).message}): retrying`,
+          );
         this.#connected = false;
+        this.#refused = refused;
         // Back-off up to 4 s: a returning coordinator sees this worker again within seconds.
         wait = Math.min(Math.max(wait * 2, every), 4 * every);
       }
