@@ -123,12 +123,18 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     defaultShell: config.defaultShell || io.env.SHELL || 'sh',
     owner: { pid: owner.pid, host: owner.host, processStart: owner.processStart },
     log: (line) => io.err(`worker ${id}: ${line}`),
+    version: VERSION,
   });
   agent.start();
   io.out(
     `Trellis worker "${id}" started (coordinator ${address}, labels ${JSON.stringify(config.worker.labels)}, concurrency ${config.worker.concurrency})`,
   );
-  await shutdownSignal(io);
+  await Promise.race([
+    shutdownSignal(io),
+    agent.drainRequested.then(() =>
+      io.err(`worker ${id}: drained by an operator: letting its runs finish, then exiting`),
+    ),
+  ]);
   await agent.stop(graceSec === undefined ? SHUTDOWN_GRACE_MS : graceSec * 1000);
   redis.disconnect();
   await tracer.shutdown(); // the last spans go out before the process exits

@@ -8,6 +8,8 @@ import type {
   CancelRequest,
   ClaimRequest,
   ClaimResponse,
+  DeregisterAck,
+  DeregisterRequest,
   GetRunRequest,
   GetRunResponse,
   HeartbeatRequest,
@@ -47,6 +49,7 @@ interface RawClient extends grpc.Client {
   CancelRun: UnaryFn<CancelRequest, CancelAck>;
   StartChildRun: UnaryFn<StartChildRequest, StartChildAck>;
   GetRun: UnaryFn<GetRunRequest, GetRunResponse>;
+  Deregister: UnaryFn<DeregisterRequest, DeregisterAck>;
   StreamLogs(
     options: grpc.CallOptions,
     cb: (e: grpc.ServiceError | null, res: LogAck) => void,
@@ -176,6 +179,11 @@ export class CoordinatorClient {
   /** A run's stored record (how a worker waits for a child it asked for). */
   getRun(req: GetRunRequest): Promise<GetRunResponse> {
     return this.#unary(this.#raw.GetRun, req);
+  }
+
+  /** Tells the coordinator this worker exits (after a graceful stop): it forgets it at once. */
+  deregister(req: DeregisterRequest): Promise<DeregisterAck> {
+    return this.#unary(this.#raw.Deregister, req);
   }
 
   /** Sends a batch of log chunks on one client stream; resolves with the files' new sizes. */

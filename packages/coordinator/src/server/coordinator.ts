@@ -1,7 +1,7 @@
 import type { RunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { canonicalSelector, type Labels } from '../registry/selector.js';
-import { WorkerRegistry, type WorkerView } from '../registry/worker-registry.js';
+import { WorkerRegistry, type WorkerState, type WorkerView } from '../registry/worker-registry.js';
 import { ChildRuns } from './child-runs.js';
 import { Claims } from './claims.js';
 import { createContext, type CoordinatorContext } from './coordinator-context.js';
@@ -117,6 +117,14 @@ export class Coordinator {
   /** Workers as `GET /workers` shows them. */
   workers(): WorkerView[] {
     return this.#rooms.workers.list();
+  }
+
+  /**
+   * Cordons (no new runs), drains (no new runs, then the worker exits) or uncordons (`active`) a
+   * worker. The view after the change, or undefined for an unknown worker.
+   */
+  setWorkerState(id: string, state: WorkerState): WorkerView | undefined {
+    return this.#rooms.workers.setState(id, state);
   }
 
   /** Makes a dispatch queue known, so matching workers are told to consume it. */

@@ -9,11 +9,21 @@ import type { WorkerAgentDeps } from './worker-agent-deps.js';
 export interface CoordinatorLinkDeps {
   readonly agent: Pick<
     WorkerAgentDeps,
-    'id' | 'labels' | 'concurrency' | 'client' | 'clock' | 'log' | 'heartbeatEveryMs'
+    | 'id'
+    | 'labels'
+    | 'concurrency'
+    | 'client'
+    | 'clock'
+    | 'log'
+    | 'heartbeatEveryMs'
+    | 'owner'
+    | 'version'
   >;
   readonly runs: ActiveRuns;
   readonly outbox: Pick<Outbox, 'discard'>;
-  readonly queues: Pick<QueueConsumer, 'accepting' | 'consume'>;
+  readonly queues: Pick<QueueConsumer, 'accepting' | 'consume' | 'state' | 'hold'>;
+  /** An operator drained this worker: it stops gracefully and exits. */
+  readonly onDrain: () => void;
   /** The coordinator named its log directory (child runs started here keep their logs there). */
   readonly onLogDir: (dir: string) => void;
 }
@@ -27,6 +37,7 @@ export class CoordinatorLink {
   readonly #deps: CoordinatorLinkDeps;
   readonly #incarnation = randomUUID();
   readonly #stop = new AbortController();
+  readonly #startedAt: string;
   #connected: boolean | undefined;
   /** The last failure was the coordinator refusing this worker (token, protocol version). */
   #refused = false;
@@ -35,6 +46,7 @@ export class CoordinatorLink {
 
   constructor(deps: CoordinatorLinkDeps) {
     this.#deps = deps;
+    this.#startedAt = deps.agent.clock.now().toISOString();
   }
 
   start(): void {
@@ -62,6 +74,11 @@ export class CoordinatorLink {
       runningTasks: runs.tasks(),
       incarnation: this.#incarnation,
       accepting: queues.accepting,
+      version: agent.version ?? '',
+      host: agent.owner.host,
+      startedAt: this.#startedAt,
+      slotsBusy: runs.slots,
+      state: queues.state,
     });
     if (this.#connected !== true)
       agent.log(
@@ -110,8 +127,26 @@ export class CoordinatorLink {
     }
   }
 
+  /** Tells the coordinator this worker exits; it forgets it at once (best effort). */
+  async deregister(): Promise<void> {
+    const { agent } = this.#deps;
+    await agent.client
+      .deregister({ workerId: agent.id, incarnation: this.#incarnation })
+      .catch(() => undefined); // it forgets the worker anyway once it is silent
+  }
+
+  /** An operator's ask, from a heartbeat reply or the command stream. */
+  #adminState(state: string): void {
+    if (state === 'cordoned') this.#deps.queues.hold('cordoned');
+    else if (state === 'draining') {
+      this.#deps.queues.hold('draining');
+      this.#deps.onDrain();
+    } else this.#deps.queues.hold(undefined);
+  }
+
   #apply(reply: HeartbeatResponse): void {
     this.#deps.onLogDir(reply.logDir);
+    if (reply.adminState !== undefined) this.#adminState(reply.adminState);
     if (this.#deps.queues.accepting) for (const q of reply.queues) this.#deps.queues.consume(q);
     for (const c of reply.cancel) this.#cancel(c.name, c.dagRunId);
     for (const d of reply.drop) this.#dropRef(d.name, d.dagRunId);
@@ -156,6 +191,7 @@ export class CoordinatorLink {
   #onCommand(c: WorkerCommand): void {
     if (c.kind === 'KIND_CONSUME' && c.queue && this.#deps.queues.accepting)
       this.#deps.queues.consume(c.queue);
+    if (c.kind === 'KIND_STATE' && c.state) this.#adminState(c.state);
     if (!c.run) return;
     if (c.kind === 'KIND_CANCEL') this.#cancel(c.run.name, c.run.dagRunId);
     else if (c.kind === 'KIND_DROP') this.#dropRef(c.run.name, c.run.dagRunId);
