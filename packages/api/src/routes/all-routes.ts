@@ -7,6 +7,7 @@ import { queueRoutes } from './queues.routes.js';
 import { runOutputRoutes } from './run-outputs.routes.js';
 import { runRoutes } from './runs.routes.js';
 import { systemRoutes } from './system.routes.js';
+import { workerRoutes } from './workers.routes.js';
 
 /** The route tables `trellis server` mounts (besides the system routes createHttpApp adds). */
 export const API_ROUTE_TABLES = [
@@ -15,6 +16,7 @@ export const API_ROUTE_TABLES = [
   runOutputRoutes,
   queueRoutes,
   eventRoutes,
+  workerRoutes,
 ] as const;
 
 /** The OpenAPI document of the whole API, as checked in at docs/openapi.json. */

@@ -11,4 +11,11 @@ export interface WorkerInfo {
   readonly health: WorkerHealth;
   readonly lastHeartbeat: Date;
   readonly runningTasks: readonly RunningTask[];
+  /** Beside the spec's fields: what the worker says of itself (absent: unknown). */
+  readonly version?: string;
+  readonly host?: string;
+  readonly startedAt?: string;
+  readonly capacity?: number;
+  readonly slotsBusy?: number;
+  readonly state?: 'active' | 'draining' | 'cordoned';
 }

@@ -24,7 +24,23 @@ export const WorkerSchema = z.object({
   ]),
   last_heartbeat: z.string(),
   running_tasks: z.array(RunningTaskSchema),
+  // Beside the spec's fields (issue 19): what the worker says of itself, and its state.
+  /** The worker's Trellis version ('' from a worker that does not say). */
+  version: z.string(),
+  /** Host name of the worker. */
+  host: z.string(),
+  /** When the worker process started (RFC 3339; '' when unsaid). */
+  started_at: z.string(),
+  /** Runs it executes at once, at most. */
+  slots_total: z.int(),
+  /** Top-level runs it executes now. */
+  slots_busy: z.int(),
+  /** `active`, `draining` (finishing its runs, then it exits) or `cordoned` (no new runs). */
+  state: z.enum(['active', 'draining', 'cordoned']),
 });
+
+/** POST /workers/{id}/cordon|uncordon|drain path. */
+export const WorkerPath = z.object({ id: z.string().min(1) });
 
 /** GET /workers response. */
 export const ListWorkersResponse = z.object({ workers: z.array(WorkerSchema) });
