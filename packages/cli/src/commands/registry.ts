@@ -12,7 +12,6 @@ import { migrateHistoryCommand } from './migrate-history.js';
 import { coordinatorCommand } from './coordinator.js';
 import { workerCommand } from './worker.js';
 import { certsCommand } from './certs.js';
-import { workerAdminCommands } from './worker-admin.js';
 import { enqueueCommand } from './enqueue.js';
 import { dequeueCommand } from './dequeue.js';
 import { schedulerCommand } from './scheduler.js';
@@ -33,7 +32,6 @@ export const COMMANDS: readonly Command[] = [
   startAllCommand,
   coordinatorCommand,
   workerCommand,
-  ...workerAdminCommands,
   certsCommand,
   migrateHistoryCommand,
   cleanupCommand,

@@ -53,7 +53,9 @@ const adminCommand = (action: Action): Command => {
         { schema: WorkerSchema },
         {},
       );
-      io.out(`worker ${w.id} is ${w.state} (${w.slots_busy}/${w.slots_total} slots busy)`);
+      io.out(
+        `worker ${w.id} is ${w.state ?? action} (${w.slots_busy ?? 0}/${w.slots_total ?? 0} slots busy)`,
+      );
       return ExitCode.Ok;
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
@@ -64,8 +66,17 @@ const adminCommand = (action: Action): Command => {
   return { name: `worker ${action}`, summary: SUMMARY[action], usage, options: OPTIONS, run };
 };
 
-export const workerAdminCommands: readonly Command[] = [
-  adminCommand('cordon'),
-  adminCommand('uncordon'),
-  adminCommand('drain'),
-];
+const ADMIN: Readonly<Record<string, Command>> = {
+  cordon: adminCommand('cordon'),
+  uncordon: adminCommand('uncordon'),
+  drain: adminCommand('drain'),
+};
+
+/** `trellis worker <action> ...` when the first argument names one, else undefined. */
+export const workerAdminOf = (args: readonly string[]): Command | undefined =>
+  args[0] !== undefined && Object.hasOwn(ADMIN, args[0]) ? ADMIN[args[0]] : undefined;
+
+/** For `trellis worker --help`. */
+export const WORKER_ADMIN_HELP = (['cordon', 'uncordon', 'drain'] as const)
+  .map((a) => `  trellis worker ${a} <id> --server <url> [--token <t>]: ${SUMMARY[a]}`)
+  .join('\n');

@@ -7,6 +7,7 @@ import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './common.js';
 import type { FlagSpecs } from './flags.js';
+import { WORKER_ADMIN_HELP, workerAdminOf } from './worker-admin.js';
 
 const USAGE =
   'trellis worker --coordinator <host:port> --labels k=v,... [--id <id>] [--concurrency N] [--redis-url <url>] [--grace-sec N] [--home <dir>] [--config <file>]';
@@ -60,6 +61,8 @@ const OPTIONS = {
  * finish within the grace period, then they are stopped.
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
+  const admin = workerAdminOf(args);
+  if (admin) return admin.run(args.slice(1), io);
   const { values, positionals } = parseCommandArgs(args, OPTIONS);
   if (positionals.length > 0) {
     io.err(
@@ -204,6 +207,7 @@ export const workerCommand: Command = {
   name: 'worker',
   summary: 'run DAG runs dispatched by a coordinator',
   usage: USAGE,
+  details: `Operators manage a running worker through the API of its coordinator:\n${WORKER_ADMIN_HELP}`,
   options: OPTIONS,
   run,
 };

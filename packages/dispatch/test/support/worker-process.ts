@@ -37,6 +37,10 @@ export const spawnWorker = async (opts: {
   concurrency?: number;
   graceSec?: number;
   home: string;
+  /** More environment (a token, TLS files). */
+  env?: Record<string, string>;
+  /** Resolve at once, without waiting for "started" (a worker expected to be refused). */
+  noWait?: boolean;
 }): Promise<WorkerProcess> => {
   if (!existsSync(join(dirname(TRELLIS_BIN), '..', 'dist', 'main.js')))
     throw new Error('packages/cli/dist is missing: run "pnpm build" before these tests');
@@ -64,6 +68,7 @@ export const spawnWorker = async (opts: {
         HOME: opts.home,
         SVC_HOME: opts.home,
         SVC_REDIS_URL: opts.redisUrl,
+        ...opts.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -108,6 +113,6 @@ export const spawnWorker = async (opts: {
     },
     kill: (signal) => proc.kill(signal),
   };
-  await w.waitFor('started');
+  if (opts.noWait !== true) await w.waitFor('started');
   return w;
 };
