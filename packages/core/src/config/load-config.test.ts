@@ -40,6 +40,7 @@ describe('loadConfig defaults', () => {
         id: '',
         labels: {},
         concurrency: 4,
+        outboxMaxBytes: 67_108_864,
         token: '',
         tlsCertFile: '',
         tlsKeyFile: '',
