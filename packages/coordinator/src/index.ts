@@ -11,6 +11,7 @@ export {
   WorkerRegistry,
   type RunningTask,
   type WorkerEntry,
+  type WorkerState,
   type WorkerView,
 } from './registry/worker-registry.js';
 export { Coordinator, type ComponentState, type CoordinatorDeps } from './server/coordinator.js';
@@ -18,10 +19,13 @@ export type { WorkerChange } from './server/coordinator-deps.js';
 export type { ChildRunsPort, ChildStart } from './server/child-runs-port.js';
 export type { CoordinatorStore, RootScope } from './server/coordinator-store.js';
 export { isTlsEnabled, type TlsFiles } from './server/credentials.js';
+export { makeCa, makeLeaf, type CertPair } from './auth/certs.js';
 export {
   CoordinatorClient,
   isRefused,
   isUnavailable,
+  isWorkerRefused,
   type CoordinatorClientOptions,
 } from './client/coordinator-client.js';
 export type * from './wire/messages.js';
+export { PROTOCOL_VERSION } from './wire/protocol.js';

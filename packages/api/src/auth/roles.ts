@@ -6,7 +6,7 @@ import type { Permission } from '../http/auth.js';
  * runs them, `operator` starts, stops, enqueues, retries, dequeues and suspends, `viewer` reads.
  */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
-  admin: ['read', 'dags:write', 'runs:write'],
+  admin: ['read', 'dags:write', 'runs:write', 'workers:admin'],
   manager: ['read', 'dags:write', 'runs:write'],
   operator: ['read', 'runs:write'],
   viewer: ['read'],

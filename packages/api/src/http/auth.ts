@@ -32,4 +32,5 @@ export const describePermission: Readonly<Record<Permission, string>> = {
   read: 'reading',
   'dags:write': 'editing DAGs (create, update, rename, delete)',
   'runs:write': 'running DAGs (start, enqueue, stop, retry, dequeue, suspend, step status)',
+  'workers:admin': 'managing workers (cordon, drain, uncordon)',
 };

@@ -9,6 +9,7 @@ import { runOutputRoutes } from './run-outputs.routes.js';
 import { runRoutes } from './runs.routes.js';
 import { systemRoutes } from './system.routes.js';
 import { webhookRoutes } from './webhooks.routes.js';
+import { workerRoutes } from './workers.routes.js';
 
 /** The route tables `trellis server` mounts (besides the system routes createHttpApp adds). */
 export const API_ROUTE_TABLES = [
@@ -19,6 +20,7 @@ export const API_ROUTE_TABLES = [
   eventRoutes,
   dashboardRoutes,
   webhookRoutes,
+  workerRoutes,
 ] as const;
 
 /** The OpenAPI document of the whole API, as checked in at docs/openapi.json. */

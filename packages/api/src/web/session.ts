@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { Permission, SessionInfo } from '@trellis/contract';
 import type { Authenticator } from '../http/auth.js';
 
-const ALL: readonly Permission[] = ['read', 'dags:write', 'runs:write'];
+const ALL: readonly Permission[] = ['read', 'dags:write', 'runs:write', 'workers:admin'];
 
 /**
  * The session of a request. Answers without a 401 (and so without a `WWW-Authenticate`

@@ -6,7 +6,7 @@ import { parseCommandArgs } from './common.js';
 import type { FlagSpecs } from './flags.js';
 
 const USAGE =
-  'trellis coordinator [--coordinator-host <h>] [--coordinator-port <p>] [--coordinator-advertise <host:port>] [--redis-url <url>] [--dags <dir>] [--home <dir>] [--config <file>]';
+  'trellis coordinator [--coordinator-host <h>] [--coordinator-port <p>] [--coordinator-advertise <host:port>] [--insecure] [--redis-url <url>] [--dags <dir>] [--home <dir>] [--config <file>]';
 
 const OPTIONS = {
   'coordinator-host': {
@@ -26,6 +26,12 @@ const OPTIONS = {
     value: '<host:port>',
     description: 'the host:port workers are told to reach (default host:port)',
     example: 'trellis coordinator --coordinator-advertise coord.internal:50055',
+  },
+  insecure: {
+    type: 'boolean',
+    description:
+      'listen on a non-loopback address without TLS or worker tokens (a private network you trust)',
+    example: 'trellis coordinator --coordinator-host 10.0.0.5 --insecure',
   },
   'redis-url': {
     type: 'string',
@@ -59,6 +65,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
       coordinatorHost: values['coordinator-host'],
       coordinatorPort: values['coordinator-port'],
       coordinatorAdvertise: values['coordinator-advertise'],
+      insecure: values.insecure,
       redisUrl: values['redis-url'],
     },
     { fleet: true, spawner: true },

@@ -11,6 +11,7 @@ import { cleanupCommand } from './cleanup.js';
 import { migrateHistoryCommand } from './migrate-history.js';
 import { coordinatorCommand } from './coordinator.js';
 import { workerCommand } from './worker.js';
+import { certsCommand } from './certs.js';
 import { enqueueCommand } from './enqueue.js';
 import { dequeueCommand } from './dequeue.js';
 import { schedulerCommand } from './scheduler.js';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   startAllCommand,
   coordinatorCommand,
   workerCommand,
+  certsCommand,
   migrateHistoryCommand,
   cleanupCommand,
 ];

@@ -7,6 +7,7 @@ import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './common.js';
 import type { FlagSpecs } from './flags.js';
+import { WORKER_ADMIN_HELP, workerAdminOf } from './worker-admin.js';
 
 const USAGE =
   'trellis worker --coordinator <host:port> --labels k=v,... [--id <id>] [--concurrency N] [--redis-url <url>] [--grace-sec N] [--home <dir>] [--config <file>]';
@@ -60,6 +61,8 @@ const OPTIONS = {
  * finish within the grace period, then they are stopped.
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
+  const admin = workerAdminOf(args);
+  if (admin) return admin.run(args.slice(1), io);
   const { values, positionals } = parseCommandArgs(args, OPTIONS);
   if (positionals.length > 0) {
     io.err(
@@ -75,7 +78,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     { CoordinatorClient },
     { WorkerAgent, createRedis, outboxDirOf },
     executors,
-    { tlsOf },
+    { workerTlsOf },
     { logRedisOutages },
     { RunTracer },
   ] = await Promise.all([
@@ -90,7 +93,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const tracer = new RunTracer({ serviceVersion: VERSION, warn: (m) => io.err(`warning: ${m}`) });
   const { ShellCommandRunner, SpawnerProcessRunner, createExecutorSet } = executors;
   const id = config.worker.id || `${hostname()}@${process.pid}`;
-  const tls = tlsOf(config);
+  const tls = workerTlsOf(config);
   const owner = currentOwner(id);
   const redis = createRedis(redisUrl);
   logRedisOutages(redis, redisUrl, (l) => io.err(`worker ${id}: ${l}`)); // one line per outage
@@ -107,7 +110,13 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     // keyed by the configured id (or host): a restarted worker finds what it had not delivered
     outboxDir: outboxDirOf(config.home, config.worker.id || hostname()),
     outboxMaxBytes: config.worker.outboxMaxBytes,
-    client: new CoordinatorClient({ address, clock: systemClock, ...(tls ? { tls } : {}) }),
+    client: new CoordinatorClient({
+      address,
+      clock: systemClock,
+      token: config.worker.token,
+      workerId: id,
+      ...(tls ? { tls } : {}),
+    }),
     redis,
     clock: systemClock,
     executors: executorSet.executors,
@@ -119,12 +128,18 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     defaultShell: config.defaultShell || io.env.SHELL || 'sh',
     owner: { pid: owner.pid, host: owner.host, processStart: owner.processStart },
     log: (line) => io.err(`worker ${id}: ${line}`),
+    version: VERSION,
   });
   agent.start();
   io.out(
     `Trellis worker "${id}" started (coordinator ${address}, labels ${JSON.stringify(config.worker.labels)}, concurrency ${config.worker.concurrency})`,
   );
-  await shutdownSignal(io);
+  await Promise.race([
+    shutdownSignal(io),
+    agent.drainRequested.then(() =>
+      io.err(`worker ${id}: drained by an operator: letting its runs finish, then exiting`),
+    ),
+  ]);
   await agent.stop(graceSec === undefined ? SHUTDOWN_GRACE_MS : graceSec * 1000);
   redis.disconnect();
   await tracer.shutdown(); // the last spans go out before the process exits
@@ -194,6 +209,7 @@ export const workerCommand: Command = {
   name: 'worker',
   summary: 'run DAG runs dispatched by a coordinator',
   usage: USAGE,
+  details: `Operators manage a running worker through the API of its coordinator:\n${WORKER_ADMIN_HELP}`,
   options: OPTIONS,
   run,
 };

@@ -37,12 +37,22 @@ const workerEventsTo =
       data: { workerId: c.workerId, labels: c.labels },
     });
 
-/** TLS files from config, or undefined for plain gRPC. */
-export const tlsOf = (config: Readonly<Config>): TlsFiles | undefined => {
-  const t = config.coordinator;
-  if (t.tlsCertFile === '' && t.tlsCaFile === '') return undefined;
-  return { certFile: t.tlsCertFile, keyFile: t.tlsKeyFile, caFile: t.tlsCaFile };
-};
+type TlsSection = Readonly<Pick<Config['worker'], 'tlsCertFile' | 'tlsKeyFile' | 'tlsCaFile'>>;
+
+const tlsFiles = (t: TlsSection): TlsFiles | undefined =>
+  t.tlsCertFile === '' && t.tlsCaFile === ''
+    ? undefined
+    : { certFile: t.tlsCertFile, keyFile: t.tlsKeyFile, caFile: t.tlsCaFile };
+
+/** The coordinator's TLS files (`coordinator.tls*`), or undefined for plain gRPC. */
+const tlsOf = (config: Readonly<Config>): TlsFiles | undefined => tlsFiles(config.coordinator);
+
+/**
+ * A worker's TLS files (`worker.tls*`: its own client certificate and the CA it checks the
+ * coordinator with), or undefined for plain gRPC. Never the coordinator's key.
+ */
+export const workerTlsOf = (config: Readonly<Config>): TlsFiles | undefined =>
+  tlsFiles(config.worker);
 
 /**
  * Wires the coordinator (single writer of remote runs' records and logs) and the BullMQ
@@ -70,6 +80,8 @@ export const makeFleet = (
     port: c.port,
     ...(c.advertise ? { advertise: c.advertise } : {}),
     ...(tls ? { tls } : {}),
+    tokens: c.tokens,
+    insecure: c.insecure,
     // the coordinator writes workers' reports; the dispatcher tells admission (its run-update event)
     onRunUpdate: (r) => remote.reportRunUpdate(r),
     onClaimed: (ms) => onClaimed(ms),
@@ -113,7 +125,7 @@ export const makeFleet = (
       }
       await remote.start();
       log(
-        `coordinator listening on ${c.host}:${coordinator.port} (workers dial ${coordinator.advertise}${tls ? ', TLS' : ''})`,
+        `coordinator listening on ${c.host}:${coordinator.port} (workers dial ${coordinator.advertise}${tls ? (tls.caFile ? ', mutual TLS' : ', TLS') : ''}${c.tokens.length > 0 ? `, ${c.tokens.length} worker token(s)` : ''})`,
       );
     },
     stop: async () => {

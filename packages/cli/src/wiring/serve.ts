@@ -10,6 +10,7 @@ import {
   type HttpDeps,
   type Metrics,
 } from '@trellis/api';
+import type { WorkerState } from '@trellis/coordinator';
 import { systemClock, type ConfigFlags } from '@trellis/core';
 import { IdempotentTriggers, RunReads } from '@trellis/services';
 import { FsIdempotencyJournal, dataDirProblem, type FsDagStore } from '@trellis/store';
@@ -223,6 +224,12 @@ const httpDepsOf = (
     metrics: () => metrics.render(),
     metricsPrivate: !rt.config.server.metricsPublic,
     queueConfig: rt.config.queues,
-    ...(fleet ? { workers: () => fleet.workers() } : {}),
+    ...(fleet
+      ? {
+          workers: () => fleet.workers(),
+          setWorkerState: (id: string, state: WorkerState) =>
+            fleet.coordinator.setWorkerState(id, state),
+        }
+      : {}),
   };
 };

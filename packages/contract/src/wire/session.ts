@@ -5,7 +5,9 @@ export type Permission =
   /** Create, edit, rename and delete DAG definitions. */
   | 'dags:write'
   /** Start, enqueue, stop, retry, dequeue, suspend, change step status. */
-  | 'runs:write';
+  | 'runs:write'
+  /** Cordon, drain and uncordon workers (admin only). */
+  | 'workers:admin';
 
 /** GET <basePath>/auth/session: who the caller is and what they may do, for the UI. */
 export interface SessionInfo {

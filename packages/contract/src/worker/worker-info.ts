@@ -11,6 +11,11 @@ export interface WorkerInfo {
   readonly health: WorkerHealth;
   readonly lastHeartbeat: Date;
   readonly runningTasks: readonly RunningTask[];
-  /** Runs it may execute at once (its last heartbeat's capacity), when known. */
+  /** Beside the spec's fields: what the worker says of itself (absent: unknown). */
+  readonly version?: string;
+  readonly host?: string;
+  readonly startedAt?: string;
   readonly capacity?: number;
+  readonly slotsBusy?: number;
+  readonly state?: 'active' | 'draining' | 'cordoned';
 }

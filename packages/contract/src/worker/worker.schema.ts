@@ -24,7 +24,24 @@ export const WorkerSchema = z.object({
   ]),
   last_heartbeat: z.string(),
   running_tasks: z.array(RunningTaskSchema),
+  // Beside the spec's fields (issue 19): what the worker says of itself, and its state. Always
+  // sent by this server; optional so that a client reads an older server's answer too.
+  /** The worker's Trellis version ('' from a worker that does not say). */
+  version: z.string().optional(),
+  /** Host name of the worker. */
+  host: z.string().optional(),
+  /** When the worker process started (RFC 3339; '' when unsaid). */
+  started_at: z.string().optional(),
+  /** Runs it executes at once, at most. */
+  slots_total: z.int().optional(),
+  /** Top-level runs it executes now. */
+  slots_busy: z.int().optional(),
+  /** `active`, `draining` (finishing its runs, then it exits) or `cordoned` (no new runs). */
+  state: z.enum(['active', 'draining', 'cordoned']).optional(),
 });
+
+/** POST /workers/{id}/cordon|uncordon|drain path. */
+export const WorkerPath = z.object({ id: z.string().min(1) });
 
 /** GET /workers response. */
 export const ListWorkersResponse = z.object({ workers: z.array(WorkerSchema) });

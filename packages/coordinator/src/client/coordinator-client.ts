@@ -2,11 +2,14 @@ import * as grpc from '@grpc/grpc-js';
 import type { Clock } from '@trellis/core';
 import { coordinatorService } from '../proto/load-proto.js';
 import { channelCredentials, type TlsFiles } from '../server/credentials.js';
+import { identityInterceptor, type CallIdentity } from './call-metadata.js';
 import type {
   CancelAck,
   CancelRequest,
   ClaimRequest,
   ClaimResponse,
+  DeregisterAck,
+  DeregisterRequest,
   GetRunRequest,
   GetRunResponse,
   HeartbeatRequest,
@@ -22,7 +25,7 @@ import type {
 } from '../wire/messages.js';
 
 /** Options of a coordinator client. */
-export interface CoordinatorClientOptions {
+export interface CoordinatorClientOptions extends CallIdentity {
   /** `host:port` of the coordinator (its advertise address). */
   readonly address: string;
   readonly tls?: TlsFiles;
@@ -46,6 +49,7 @@ interface RawClient extends grpc.Client {
   CancelRun: UnaryFn<CancelRequest, CancelAck>;
   StartChildRun: UnaryFn<StartChildRequest, StartChildAck>;
   GetRun: UnaryFn<GetRunRequest, GetRunResponse>;
+  Deregister: UnaryFn<DeregisterRequest, DeregisterAck>;
   StreamLogs(
     options: grpc.CallOptions,
     cb: (e: grpc.ServiceError | null, res: LogAck) => void,
@@ -82,6 +86,7 @@ export class CoordinatorClient {
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 2_000,
       'grpc.enable_channelz': 0,
+      interceptors: [identityInterceptor(opts)],
     }) as unknown as RawClient;
     this.#timeout = opts.callTimeoutMs ?? 5_000;
     this.#clock = opts.clock;
@@ -176,6 +181,11 @@ export class CoordinatorClient {
     return this.#unary(this.#raw.GetRun, req);
   }
 
+  /** Tells the coordinator this worker exits (after a graceful stop): it forgets it at once. */
+  deregister(req: DeregisterRequest): Promise<DeregisterAck> {
+    return this.#unary(this.#raw.Deregister, req);
+  }
+
   /** Sends a batch of log chunks on one client stream; resolves with the files' new sizes. */
   sendLogs(chunks: readonly LogChunk[]): Promise<LogAck> {
     return new Promise((resolve, reject) => {
@@ -210,6 +220,12 @@ export const isUnavailable = (e: unknown): boolean => {
     code === grpc.status.CANCELLED ||
     code === grpc.status.UNKNOWN
   );
+};
+
+/** True when the coordinator refused this worker itself (token, protocol version). */
+export const isWorkerRefused = (e: unknown): boolean => {
+  const code = (e as { code?: number } | null)?.code;
+  return code === grpc.status.UNAUTHENTICATED || code === grpc.status.FAILED_PRECONDITION;
 };
 
 /**

@@ -16,12 +16,36 @@ export interface WorkerEntry {
   incarnation: string;
   /** False while the worker drains (SIGTERM) and takes no new runs. */
   accepting: boolean;
+  /** What the worker last said of itself ('' from workers before these fields). */
+  version: string;
+  host: string;
+  startedAt: string;
+  slotsBusy: number;
+  /** The state the worker reports (`active`, `draining`, `cordoned`; '' when unsaid). */
+  state: string;
 }
+
+type Described = 'version' | 'host' | 'startedAt' | 'slotsBusy' | 'state';
+
+/** A heartbeat as the registry takes it (what a worker says of itself is optional). */
+export type HeartbeatInput = Omit<WorkerEntry, 'lastHeartbeat' | Described> &
+  Partial<Pick<WorkerEntry, Described>>;
+
+/** A worker's lifecycle state (beside the spec's health). */
+export type WorkerState = 'active' | 'draining' | 'cordoned';
+
+/** What an operator asked of a worker (`trellis worker cordon|drain`). */
+export type AdminState = Exclude<WorkerState, 'active'>;
 
 /** A worker as `GET /workers` shows it (the api maps it to snake_case), with its capacity. */
 export interface WorkerView extends WorkerInfo {
   readonly labels: Labels;
   readonly capacity: number;
+  readonly version: string;
+  readonly host: string;
+  readonly startedAt: string;
+  readonly slotsBusy: number;
+  readonly state: WorkerState;
 }
 
 /** Workers unhealthy for this long are forgotten (they no longer show in `GET /workers`). */
@@ -33,12 +57,15 @@ export const FORGET_AFTER_MS = 10 * 60_000;
  */
 export class WorkerRegistry {
   readonly #workers = new Map<string, WorkerEntry>();
+  /** Cordons and drains operators asked for, by worker id (kept in memory). */
+  readonly #admin = new Map<string, AdminState>();
 
   /**
    * Records a heartbeat. Returns what changed for capacity: `joined` (new, back from
    * unhealthy, or a new incarnation) or `grew` (more capacity or accepting again).
    */
-  heartbeat(hb: Omit<WorkerEntry, 'lastHeartbeat'>, now: Date): { joined: boolean; grew: boolean } {
+  heartbeat(beat: HeartbeatInput, now: Date): { joined: boolean; grew: boolean } {
+    const hb = { version: '', host: '', startedAt: '', slotsBusy: 0, state: '', ...beat };
     const prev = this.#workers.get(hb.id);
     if (prev === undefined) {
       this.#workers.set(hb.id, { ...hb, lastHeartbeat: now });
@@ -57,6 +84,11 @@ export class WorkerRegistry {
     prev.runningTasks = hb.runningTasks;
     prev.incarnation = hb.incarnation;
     prev.accepting = hb.accepting;
+    prev.version = hb.version;
+    prev.host = hb.host;
+    prev.startedAt = hb.startedAt;
+    prev.slotsBusy = hb.slotsBusy;
+    prev.state = hb.state;
     prev.lastHeartbeat = now;
     return { joined, grew };
   }
@@ -72,6 +104,11 @@ export class WorkerRegistry {
       runningTasks: [],
       incarnation: '',
       accepting: false,
+      version: '',
+      host: '',
+      startedAt: '',
+      slotsBusy: 0,
+      state: '',
     });
   }
 
@@ -95,7 +132,30 @@ export class WorkerRegistry {
         lastHeartbeat: w.lastHeartbeat,
         runningTasks: w.runningTasks,
         capacity: w.capacity,
+        version: w.version,
+        host: w.host,
+        startedAt: w.startedAt,
+        slotsBusy: w.slotsBusy,
+        state: this.stateOf(w),
       }));
+  }
+
+  /** The worker's state: draining when it says so, else what an operator asked, else its own. */
+  stateOf(w: WorkerEntry): WorkerState {
+    if (w.state === 'draining') return 'draining';
+    const admin = this.#admin.get(w.id);
+    if (admin) return admin;
+    return w.state === 'cordoned' ? 'cordoned' : 'active';
+  }
+
+  /** An operator's cordon or drain (`undefined`: active again). */
+  adminStateOf(id: string): AdminState | undefined {
+    return this.#admin.get(id);
+  }
+
+  setAdminState(id: string, state: AdminState | undefined): void {
+    if (state === undefined) this.#admin.delete(id);
+    else this.#admin.set(id, state);
   }
 
   /** Healthy workers that take work and whose labels satisfy `selector`. */
@@ -103,6 +163,7 @@ export class WorkerRegistry {
     return [...this.#workers.values()].filter(
       (w) =>
         w.accepting &&
+        this.stateOf(w) === 'active' &&
         healthOf(w.lastHeartbeat, now) === WorkerHealth.Healthy &&
         matchesSelector(w.labels, selector),
     );
@@ -116,6 +177,7 @@ export class WorkerRegistry {
 
   forget(id: string): void {
     this.#workers.delete(id);
+    this.#admin.delete(id);
   }
 
   get size(): number {

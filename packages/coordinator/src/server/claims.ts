@@ -33,6 +33,10 @@ export class Claims {
       logDir: this.#ctx.deps.logDir,
       runLogSize: 0,
     });
+    const held = this.#ctx.registry.adminStateOf(req.workerId);
+    if (held !== undefined)
+      // Cordoned or drained while it fetched the job: the run goes back to its queue.
+      return { ...refuse(`worker "${req.workerId}" is ${held}`), requeue: true };
     const record = await this.#claimable(ref, root);
     if (typeof record === 'string') return refuse(record);
     const tracked = this.#ctx.runs.get(ref, root);

@@ -27,6 +27,10 @@ export interface CoordinatorDeps {
   /** `host:port` workers dial, shown in logs. @default the bound host:port */
   readonly advertise?: string;
   readonly tls?: TlsFiles;
+  /** Worker tokens accepted (`authorization: Bearer`); empty asks for none. @default [] */
+  readonly tokens?: readonly string[];
+  /** Listen beyond loopback with neither TLS nor tokens. @default false */
+  readonly insecure?: boolean;
   /**
    * Called after every change the coordinator writes to a remote run's record (claim, status
    * report, lost worker, cancel before start): the queue processor frees a slot on a final one.

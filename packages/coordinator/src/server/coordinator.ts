@@ -1,11 +1,14 @@
 import type { RunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { canonicalSelector, type Labels } from '../registry/selector.js';
-import { WorkerRegistry, type WorkerView } from '../registry/worker-registry.js';
+import { WorkerRegistry, type WorkerState, type WorkerView } from '../registry/worker-registry.js';
 import { ChildRuns } from './child-runs.js';
 import { Claims } from './claims.js';
 import { createContext, type CoordinatorContext } from './coordinator-context.js';
 import type { ComponentState, CoordinatorDeps } from './coordinator-deps.js';
+import { exposureProblem } from '../auth/listen-guard.js';
+import { WorkerAuth } from '../auth/worker-auth.js';
+import { isTlsEnabled } from './credentials.js';
 import { CoordinatorServer } from './grpc-server.js';
 import type { ServiceRooms } from './grpc-service.js';
 import { HeartbeatReconcile } from './heartbeat-reconcile.js';
@@ -67,13 +70,22 @@ export class Coordinator {
   /** Binds the gRPC server, adopts remote runs left running in the store, starts the sweep. */
   async start(): Promise<void> {
     this.state = 'starting';
+    const deps = this.#deps;
+    const host = deps.host ?? '127.0.0.1';
+    const port = deps.port ?? 50_055;
+    const tokens = deps.tokens ?? [];
     try {
-      await this.#rooms.tracker.adopt(this.#startedAt);
-      await this.#server.listen(this.#rooms, {
-        host: this.#deps.host ?? '127.0.0.1',
-        port: this.#deps.port ?? 50_055,
-        tls: this.#deps.tls,
+      const problem = exposureProblem({
+        host,
+        port,
+        tls: isTlsEnabled(deps.tls) && deps.tls.certFile !== '',
+        tokens: tokens.length,
+        insecure: deps.insecure ?? false,
       });
+      if (problem !== undefined) throw new Error(problem);
+      await this.#rooms.tracker.adopt(this.#startedAt);
+      const auth = new WorkerAuth(tokens, this.#ctx.warn);
+      await this.#server.listen(this.#rooms, { host, port, tls: deps.tls, auth });
       this.#lost.start();
       this.state = 'running';
     } catch (e) {
@@ -105,6 +117,14 @@ export class Coordinator {
   /** Workers as `GET /workers` shows them. */
   workers(): WorkerView[] {
     return this.#rooms.workers.list();
+  }
+
+  /**
+   * Cordons (no new runs), drains (no new runs, then the worker exits) or uncordons (`active`) a
+   * worker. The view after the change, or undefined for an unknown worker.
+   */
+  setWorkerState(id: string, state: WorkerState): WorkerView | undefined {
+    return this.#rooms.workers.setState(id, state);
   }
 
   /** Makes a dispatch queue known, so matching workers are told to consume it. */

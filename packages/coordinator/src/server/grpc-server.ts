@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { coordinatorService } from '../proto/load-proto.js';
+import { guardHandlers, type WorkerAuth } from '../auth/worker-auth.js';
 import { serverCredentials, type TlsFiles } from './credentials.js';
 import { serviceHandlers, type HeartbeatStream, type ServiceRooms } from './grpc-service.js';
 
@@ -8,6 +9,8 @@ export interface ListenOptions {
   readonly host: string;
   readonly port: number;
   readonly tls?: TlsFiles | undefined;
+  /** Checks every call's protocol version and token. */
+  readonly auth: WorkerAuth;
 }
 
 /** The coordinator's gRPC server: binds the service and shuts it down. */
@@ -29,7 +32,10 @@ export class CoordinatorServer {
       // Channelz bookkeeping costs CPU on every call; 1,000 workers beat every second.
       'grpc.enable_channelz': 0,
     });
-    server.addService(coordinatorService().service, serviceHandlers(rooms, this.#beatStreams));
+    server.addService(
+      coordinatorService().service,
+      guardHandlers(serviceHandlers(rooms, this.#beatStreams), at.auth),
+    );
     this.#port = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`${at.host}:${at.port}`, serverCredentials(at.tls), (e, p) =>
         e ? reject(e) : resolve(p),

@@ -3,6 +3,7 @@ import type {
   CancelAck,
   CancelRequest,
   ClaimRequest,
+  DeregisterRequest,
   GetRunRequest,
   HeartbeatRequest,
   HeartbeatResponse,
@@ -71,6 +72,7 @@ export const serviceHandlers = (
   CancelRun: cancelRunHandler(rooms.tracker, rooms.children),
   StartChildRun: unary((req: StartChildRequest) => rooms.children.start(req)),
   GetRun: unary((req: GetRunRequest) => rooms.children.get(req)),
+  Deregister: unary((req: DeregisterRequest) => Promise.resolve(rooms.workers.deregister(req))),
 });
 
 const heartbeatHandler =

@@ -4,8 +4,14 @@ import {
   selectorOfQueue,
   type Labels,
 } from '../registry/selector.js';
-import type { RunningTask, WorkerView } from '../registry/worker-registry.js';
-import type { HeartbeatRequest, HeartbeatResponse, RunRefMsg } from '../wire/messages.js';
+import type { RunningTask, WorkerState, WorkerView } from '../registry/worker-registry.js';
+import type {
+  DeregisterAck,
+  DeregisterRequest,
+  HeartbeatRequest,
+  HeartbeatResponse,
+  RunRefMsg,
+} from '../wire/messages.js';
 import type { CoordinatorContext } from './coordinator-context.js';
 import type { HeartbeatReconcile } from './heartbeat-reconcile.js';
 import { runKey } from './remote-runs.js';
@@ -87,6 +93,11 @@ export class WorkerSide {
         runningTasks: tasks,
         incarnation: req.incarnation,
         accepting: req.accepting,
+        version: req.version ?? '',
+        host: req.host ?? '',
+        startedAt: req.startedAt ?? '',
+        slotsBusy: req.slotsBusy ?? 0,
+        state: req.state ?? '',
       },
       now,
     );
@@ -102,7 +113,31 @@ export class WorkerSide {
       cancel: this.#ctx.commands.due(req.workerId).map((c) => c.run as RunRefMsg),
       drop,
       logDir: deps.logDir,
+      adminState: registry.adminStateOf(req.workerId) ?? '',
     };
+  }
+
+  /**
+   * An operator's cordon, drain or uncordon (`active`) of a known worker: told to it at once on
+   * its command stream and in every heartbeat reply. Undefined for an unknown worker.
+   */
+  setState(id: string, state: WorkerState): WorkerView | undefined {
+    const { registry } = this.#ctx;
+    if (registry.get(id) === undefined) return undefined;
+    registry.setAdminState(id, state === 'active' ? undefined : state);
+    this.#ctx.commands.push(id, { kind: 'KIND_STATE', run: null, queue: '', state });
+    if (state === 'active') this.#ctx.capacity.changed();
+    return this.list().find((w) => w.id === id);
+  }
+
+  /** A worker that exited after a graceful stop: forgotten unless it still has runs here. */
+  deregister(req: DeregisterRequest): DeregisterAck {
+    const w = this.#ctx.registry.get(req.workerId);
+    if (w === undefined) return { forgotten: true };
+    if (w.incarnation !== req.incarnation || this.#ctx.runs.ofWorker(req.workerId).length > 0)
+      return { forgotten: false };
+    this.#ctx.registry.forget(req.workerId);
+    return { forgotten: true };
   }
 
   /** Runs the worker executes that the coordinator no longer gives it: it must drop them. */

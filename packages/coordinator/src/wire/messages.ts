@@ -22,6 +22,12 @@ export interface HeartbeatRequest {
   runningTasks: RunningTaskMsg[];
   incarnation: string;
   accepting: boolean;
+  /** Absent from workers before these fields (received as defaults: '' and 0). */
+  version?: string;
+  host?: string;
+  startedAt?: string;
+  slotsBusy?: number;
+  state?: string;
 }
 
 export interface HeartbeatResponse {
@@ -29,6 +35,8 @@ export interface HeartbeatResponse {
   cancel: RunRefMsg[];
   drop: RunRefMsg[];
   logDir: string;
+  /** '' (active), 'cordoned' or 'draining'; absent from older coordinators. */
+  adminState?: string;
 }
 
 export interface ClaimRequest {
@@ -46,6 +54,7 @@ export interface ClaimResponse {
   recordJson: string;
   logDir: string;
   runLogSize: number;
+  requeue?: boolean;
 }
 
 export interface StatusReport {
@@ -80,13 +89,16 @@ export interface WatchRequest {
   incarnation: string;
 }
 
-export type CommandKind = 'KIND_UNSPECIFIED' | 'KIND_CANCEL' | 'KIND_DROP' | 'KIND_CONSUME';
+export type CommandKind =
+  'KIND_UNSPECIFIED' | 'KIND_CANCEL' | 'KIND_DROP' | 'KIND_CONSUME' | 'KIND_STATE';
 
 export interface WorkerCommand {
   kind: CommandKind;
   run: RunRefMsg | null;
   /** The dispatch queue, for `KIND_CONSUME`. */
   queue?: string;
+  /** For `KIND_STATE`: `active`, `cordoned` or `draining` (an operator's ask). */
+  state?: string;
 }
 
 export interface CancelRequest {
@@ -123,4 +135,13 @@ export interface GetRunRequest {
 export interface GetRunResponse {
   found: boolean;
   recordJson: string;
+}
+
+export interface DeregisterRequest {
+  workerId: string;
+  incarnation: string;
+}
+
+export interface DeregisterAck {
+  forgotten: boolean;
 }

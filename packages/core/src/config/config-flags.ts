@@ -37,6 +37,8 @@ export interface ConfigFlags {
   coordinatorPort?: number | string | undefined;
   /** `--coordinator-advertise`: `coordinator.advertise`. */
   coordinatorAdvertise?: string | undefined;
+  /** `--insecure`: `coordinator.insecure` (listen beyond loopback without TLS or tokens). */
+  insecure?: boolean | string | undefined;
   /** `--worker-id`: `worker.id`. */
   workerId?: string | undefined;
   /** `--labels`: `worker.labels`, as `k=v,k2=v2` or already split. Replaces file/env labels. */
@@ -79,6 +81,7 @@ export const FLAG_MAP = {
     path: 'coordinator.advertise',
     kind: 'string',
   },
+  insecure: { option: '--insecure', path: 'coordinator.insecure', kind: 'bool' },
   workerId: { option: '--worker-id', path: 'worker.id', kind: 'string' },
   labels: { option: '--labels', path: 'worker.labels', kind: 'labels' },
   concurrency: { option: '--concurrency', path: 'worker.concurrency', kind: 'int' },

@@ -165,22 +165,37 @@ const CoordinatorSchema = section({
    */
   advertise: z.string({ error: 'use host:port, e.g. coordinator.internal:50055' }).default(''),
   /**
-   * PEM certificate file: the coordinator serves TLS with it; a worker presents it as its client
-   * certificate. Empty means plain gRPC (loopback or a private network only).
+   * PEM certificate file of the coordinator: it serves TLS with it. Workers never use it (they
+   * have their own in `worker.tlsCertFile`). Empty means plain gRPC (loopback, or with
+   * `insecure`).
    * @default `''`
    */
   tlsCertFile: z.string({ error: 'use the path of a PEM certificate file' }).default(''),
   /**
-   * PEM private key file of `tlsCertFile`.
+   * PEM private key file of `tlsCertFile`; it stays on the coordinator's host.
    * @default `''`
    */
   tlsKeyFile: z.string({ error: 'use the path of a PEM private key file' }).default(''),
   /**
-   * PEM CA bundle: workers verify the coordinator with it; the coordinator, when set, requires
-   * worker certificates signed by it. A worker with only this set dials TLS.
+   * PEM CA bundle the coordinator checks worker client certificates with: when set, a worker
+   * without a certificate signed by it is refused (mutual TLS).
    * @default `''`
    */
   tlsCaFile: z.string({ error: 'use the path of a PEM CA certificate file' }).default(''),
+  /**
+   * Worker tokens the coordinator accepts (`authorization: Bearer <token>` on every call). Two
+   * at once rotate a token without downtime. Empty means no token is asked for.
+   * @default `[]`
+   */
+  tokens: z
+    .array(text('a non-empty token'), { error: 'use a list of tokens, e.g. [s3cret-1, s3cret-2]' })
+    .default([]),
+  /**
+   * Lets the coordinator listen on a non-loopback address with neither TLS nor tokens (a private
+   * network you trust). Same as `trellis coordinator --insecure`.
+   * @default `false`
+   */
+  insecure: boolean().default(false),
 });
 
 const WorkerSchema = section({
@@ -214,6 +229,28 @@ const WorkerSchema = section({
    * @default `67108864` (64 MiB)
    */
   outboxMaxBytes: intAtLeast(65_536, 67_108_864).default(67_108_864),
+  /**
+   * The token this worker sends to the coordinator (one of `coordinator.tokens` there).
+   * @default `''`
+   */
+  token: z.string({ error: 'use the token the coordinator accepts' }).default(''),
+  /**
+   * PEM client certificate this worker presents to the coordinator (mutual TLS), made for this
+   * worker (`trellis certs`); never the coordinator's own.
+   * @default `''`
+   */
+  tlsCertFile: z.string({ error: 'use the path of a PEM certificate file' }).default(''),
+  /**
+   * PEM private key of `worker.tlsCertFile`.
+   * @default `''`
+   */
+  tlsKeyFile: z.string({ error: 'use the path of a PEM private key file' }).default(''),
+  /**
+   * PEM CA bundle this worker checks the coordinator's certificate with; setting it (or a
+   * client certificate) makes the worker dial TLS.
+   * @default `''`
+   */
+  tlsCaFile: z.string({ error: 'use the path of a PEM CA certificate file' }).default(''),
 });
 
 /** The shape of one `queues` entry as written in the file (before the alias is folded in). */

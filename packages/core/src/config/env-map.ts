@@ -134,21 +134,34 @@ export const ENV_MAP = [
     name: 'SVC_COORDINATOR_TLS_CERT_FILE',
     path: 'coordinator.tlsCertFile',
     kind: 'path',
-    description:
-      'PEM certificate: the coordinator serves TLS; a worker uses it as client cert (default none: plain gRPC).',
+    description: 'PEM certificate the coordinator serves TLS with (default none: plain gRPC).',
   },
   {
     name: 'SVC_COORDINATOR_TLS_KEY_FILE',
     path: 'coordinator.tlsKeyFile',
     kind: 'path',
-    description: 'PEM private key of the TLS certificate (default none).',
+    description: 'PEM private key of the coordinator certificate (default none).',
   },
   {
     name: 'SVC_COORDINATOR_TLS_CA_FILE',
     path: 'coordinator.tlsCaFile',
     kind: 'path',
     description:
-      'PEM CA bundle: workers verify the coordinator; the coordinator requires worker certs (default none).',
+      'PEM CA bundle the coordinator checks worker client certificates with: mutual TLS (default none).',
+  },
+  {
+    name: 'SVC_COORDINATOR_TOKENS',
+    path: 'coordinator.tokens',
+    kind: 'list',
+    description:
+      'Worker tokens the coordinator accepts, comma-separated; two rotate one (default none).',
+  },
+  {
+    name: 'SVC_COORDINATOR_INSECURE',
+    path: 'coordinator.insecure',
+    kind: 'bool',
+    description:
+      'true lets the coordinator listen beyond loopback without TLS or tokens (default false).',
   },
   {
     name: 'SVC_WORKER_ID',
@@ -174,6 +187,31 @@ export const ENV_MAP = [
     kind: 'int',
     description:
       'Bytes of undelivered status and logs a worker keeps before step output waits, at least 65536 (default 64 MiB).',
+  },
+  {
+    name: 'SVC_WORKER_TOKEN',
+    path: 'worker.token',
+    kind: 'string',
+    description: 'Token the worker sends the coordinator (one of its tokens; default none).',
+  },
+  {
+    name: 'SVC_WORKER_TLS_CERT_FILE',
+    path: 'worker.tlsCertFile',
+    kind: 'path',
+    description: 'PEM client certificate of the worker for mutual TLS (default none).',
+  },
+  {
+    name: 'SVC_WORKER_TLS_KEY_FILE',
+    path: 'worker.tlsKeyFile',
+    kind: 'path',
+    description: 'PEM private key of the worker client certificate (default none).',
+  },
+  {
+    name: 'SVC_WORKER_TLS_CA_FILE',
+    path: 'worker.tlsCaFile',
+    kind: 'path',
+    description:
+      'PEM CA bundle the worker checks the coordinator with; set, it dials TLS (default none).',
   },
   {
     name: 'SVC_HIST_RETENTION_DAYS',

@@ -6,15 +6,17 @@ import { ConfigError } from './config-error.js';
  * - `int`: digits only; range is checked by the schema;
  * - `port`: an integer from 1 to 65535;
  * - `bool`: `true`, `false`, `1` or `0`;
- * - `labels`: `key=value` pairs separated by commas.
+ * - `labels`: `key=value` pairs separated by commas;
+ * - `list`: values separated by commas (spaces trimmed, empty ones skipped).
  */
-export type SettingKind = 'string' | 'path' | 'int' | 'port' | 'listenPort' | 'bool' | 'labels';
+export type SettingKind =
+  'string' | 'path' | 'int' | 'port' | 'listenPort' | 'bool' | 'labels' | 'list';
 
 /** A value as a variable or flag gives it: env values are always text, flags may be typed. */
 export type RawSetting = string | number | boolean | Readonly<Record<string, string>>;
 
 /** A converted value, ready to be placed at its config path. */
-export type SettingValue = string | number | boolean | Record<string, string>;
+export type SettingValue = string | number | boolean | Record<string, string> | string[];
 
 const LABELS_HINT = 'use key=value pairs separated by commas, e.g. gpu=true,region=eu';
 
@@ -107,6 +109,11 @@ export const parseSetting = (kind: SettingKind, raw: RawSetting, source: string)
       if (raw === 'true' || raw === '1' || raw === 1) return true;
       if (raw === 'false' || raw === '0' || raw === 0) return false;
       return fail(source, raw, 'is not a boolean', 'use true, false, 1 or 0');
+    case 'list':
+      return parseSettingText(raw, source)
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
     case 'labels': {
       if (typeof raw === 'object') return { ...raw };
       if (typeof raw !== 'string') return fail(source, raw, 'is not a list of labels', LABELS_HINT);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { HeartbeatResponse, WorkerCommand } from '@trellis/coordinator';
+import { isWorkerRefused, type HeartbeatResponse, type WorkerCommand } from '@trellis/coordinator';
 import type { ActiveRuns } from './active-runs.js';
 import type { Outbox } from './outbox.js';
 import type { QueueConsumer } from './queue-consumer.js';
@@ -9,11 +9,21 @@ import type { WorkerAgentDeps } from './worker-agent-deps.js';
 export interface CoordinatorLinkDeps {
   readonly agent: Pick<
     WorkerAgentDeps,
-    'id' | 'labels' | 'concurrency' | 'client' | 'clock' | 'log' | 'heartbeatEveryMs'
+    | 'id'
+    | 'labels'
+    | 'concurrency'
+    | 'client'
+    | 'clock'
+    | 'log'
+    | 'heartbeatEveryMs'
+    | 'owner'
+    | 'version'
   >;
   readonly runs: ActiveRuns;
   readonly outbox: Pick<Outbox, 'discard'>;
-  readonly queues: Pick<QueueConsumer, 'accepting' | 'consume'>;
+  readonly queues: Pick<QueueConsumer, 'accepting' | 'consume' | 'state' | 'hold'>;
+  /** An operator drained this worker: it stops gracefully and exits. */
+  readonly onDrain: () => void;
   /** The coordinator named its log directory (child runs started here keep their logs there). */
   readonly onLogDir: (dir: string) => void;
 }
@@ -27,12 +37,16 @@ export class CoordinatorLink {
   readonly #deps: CoordinatorLinkDeps;
   readonly #incarnation = randomUUID();
   readonly #stop = new AbortController();
+  readonly #startedAt: string;
   #connected: boolean | undefined;
+  /** The last failure was the coordinator refusing this worker (token, protocol version). */
+  #refused = false;
   #heartbeats: Promise<void> | undefined;
   #commands: Promise<void> | undefined;
 
   constructor(deps: CoordinatorLinkDeps) {
     this.#deps = deps;
+    this.#startedAt = deps.agent.clock.now().toISOString();
   }
 
   start(): void {
@@ -60,6 +74,11 @@ export class CoordinatorLink {
       runningTasks: runs.tasks(),
       incarnation: this.#incarnation,
       accepting: queues.accepting,
+      version: agent.version ?? '',
+      host: agent.owner.host,
+      startedAt: this.#startedAt,
+      slotsBusy: runs.slots,
+      state: queues.state,
     });
     if (this.#connected !== true)
       agent.log(
@@ -93,17 +112,41 @@ export class CoordinatorLink {
         await this.beat();
         wait = every;
       } catch (e) {
-        if (this.#connected !== false)
-          agent.log(`coordinator unreachable (${(e as Error).message}): retrying`);
+        const refused = isWorkerRefused(e);
+        if (this.#connected !== false || refused !== this.#refused)
+          agent.log(
+            refused
+              ? `the coordinator refused this worker: ${(e as { details?: string }).details ?? (e as Error).message}`
+              : `coordinator unreachable (${(e as Error).message}): retrying`,
+          );
         this.#connected = false;
+        this.#refused = refused;
         // Back-off up to 4 s: a returning coordinator sees this worker again within seconds.
         wait = Math.min(Math.max(wait * 2, every), 4 * every);
       }
     }
   }
 
+  /** Tells the coordinator this worker exits; it forgets it at once (best effort). */
+  async deregister(): Promise<void> {
+    const { agent } = this.#deps;
+    await agent.client
+      .deregister({ workerId: agent.id, incarnation: this.#incarnation })
+      .catch(() => undefined); // it forgets the worker anyway once it is silent
+  }
+
+  /** An operator's ask, from a heartbeat reply or the command stream. */
+  #adminState(state: string): void {
+    if (state === 'cordoned') this.#deps.queues.hold('cordoned');
+    else if (state === 'draining') {
+      this.#deps.queues.hold('draining');
+      this.#deps.onDrain();
+    } else this.#deps.queues.hold(undefined);
+  }
+
   #apply(reply: HeartbeatResponse): void {
     this.#deps.onLogDir(reply.logDir);
+    if (reply.adminState !== undefined) this.#adminState(reply.adminState);
     if (this.#deps.queues.accepting) for (const q of reply.queues) this.#deps.queues.consume(q);
     for (const c of reply.cancel) this.#cancel(c.name, c.dagRunId);
     for (const d of reply.drop) this.#dropRef(d.name, d.dagRunId);
@@ -148,6 +191,7 @@ export class CoordinatorLink {
   #onCommand(c: WorkerCommand): void {
     if (c.kind === 'KIND_CONSUME' && c.queue && this.#deps.queues.accepting)
       this.#deps.queues.consume(c.queue);
+    if (c.kind === 'KIND_STATE' && c.state) this.#adminState(c.state);
     if (!c.run) return;
     if (c.kind === 'KIND_CANCEL') this.#cancel(c.run.name, c.run.dagRunId);
     else if (c.kind === 'KIND_DROP') this.#dropRef(c.run.name, c.run.dagRunId);

@@ -8,7 +8,7 @@ import type { WorkerAgentDeps } from './worker-agent-deps.js';
 export interface StoppingWorker {
   readonly deps: Pick<WorkerAgentDeps, 'client' | 'clock' | 'log'>;
   readonly queues: Pick<QueueConsumer, 'stopTaking' | 'close'>;
-  readonly link: Pick<CoordinatorLink, 'beat' | 'halt' | 'whenHalted'>;
+  readonly link: Pick<CoordinatorLink, 'beat' | 'halt' | 'whenHalted' | 'deregister'>;
   readonly runs: ActiveRuns;
   readonly outbox: Pick<Outbox, 'drained' | 'stop' | 'unbound'>;
 }
@@ -49,5 +49,7 @@ export const stopGracefully = async (
   await w.queues.close();
   await w.outbox.stop();
   await w.link.whenHalted();
+  // Gone from GET /workers at once, not a ghost until the coordinator forgets silent workers.
+  if (w.runs.size === 0) await w.link.deregister();
   w.deps.client.close();
 };

@@ -26,6 +26,10 @@ export class QueueConsumer {
   readonly #bull = new Map<string, Worker<RunJobData>>();
   #paused = false;
   #accepting = true;
+  /** A graceful stop began: nothing makes the worker take runs again. */
+  #stopping = false;
+  /** An operator's cordon or drain, as the coordinator said. */
+  #held: 'cordoned' | 'draining' | undefined;
 
   constructor(deps: QueueConsumerDeps, runs: ActiveRuns, execute: ExecuteClaimed) {
     this.#deps = deps;
@@ -59,10 +63,28 @@ export class QueueConsumer {
     this.#deps.log(`consuming dispatch queue ${queue}`);
   }
 
+  /** The worker's state as its heartbeats tell it. */
+  get state(): 'active' | 'draining' | 'cordoned' {
+    if (this.#stopping || this.#held === 'draining') return 'draining';
+    return this.#held ?? 'active';
+  }
+
   /** Takes no new runs from now on (a graceful stop) and pauses every consumer. */
   async stopTaking(): Promise<void> {
+    this.#stopping = true;
     this.#accepting = false;
     await Promise.all([...this.#bull.values()].map((w) => w.pause(true).catch(() => undefined)));
+  }
+
+  /** An operator's cordon or drain (no new runs), or `undefined`: take runs again. */
+  hold(state: 'cordoned' | 'draining' | undefined): void {
+    if (state === this.#held) return;
+    this.#held = state;
+    this.#accepting = state === undefined && !this.#stopping;
+    this.#deps.log(
+      state === undefined ? 'uncordoned: taking runs again' : `${state}: taking no new runs`,
+    );
+    this.#updatePause();
   }
 
   /** Closes every consumer (the last step of a stop). */
@@ -81,6 +103,12 @@ export class QueueConsumer {
     try {
       const claim = await this.#claim(job.data.record);
       if (claim === undefined) {
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      if (!claim.granted && claim.requeue === true) {
+        // Cordoned or drained meanwhile: back to its queue, for another worker.
+        this.hold(this.#held ?? 'cordoned');
         await job.moveToWait(token);
         throw new WaitingError();
       }

@@ -33,6 +33,8 @@ export interface WorkerAgentDeps {
   readonly outboxMaxBytes?: number;
   /** Redis key prefix. @default `trellis` */
   readonly prefix?: string;
+  /** The Trellis version, told in heartbeats. @default '' */
+  readonly version?: string;
   /** @default 1000 (issue 6: heartbeats every second) */
   readonly heartbeatEveryMs?: number;
 }

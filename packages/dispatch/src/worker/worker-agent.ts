@@ -28,6 +28,8 @@ export class WorkerAgent implements ChildRunner {
   readonly #outbox: Outbox;
   readonly #queues: QueueConsumer;
   readonly #link: CoordinatorLink;
+  #drained: () => void = () => undefined;
+  readonly #drain = new Promise<void>((resolve) => (this.#drained = resolve));
 
   constructor(deps: WorkerAgentDeps) {
     this.#deps = deps;
@@ -51,11 +53,17 @@ export class WorkerAgent implements ChildRunner {
       outbox: this.#outbox,
       queues: this.#queues,
       onLogDir: (dir) => (this.#executor.logDir = dir),
+      onDrain: () => this.#drained(),
     });
   }
 
   get id(): string {
     return this.#deps.id;
+  }
+
+  /** Resolves when an operator drains this worker (`trellis worker drain`): stop it then. */
+  get drainRequested(): Promise<void> {
+    return this.#drain;
   }
 
   /** Runs executing now (children included). */

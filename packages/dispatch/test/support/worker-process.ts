@@ -37,8 +37,10 @@ export const spawnWorker = async (opts: {
   concurrency?: number;
   graceSec?: number;
   home: string;
-  /** More environment variables (e.g. NODE_EXTRA_CA_CERTS). */
-  env?: NodeJS.ProcessEnv;
+  /** More environment (a token, TLS files). */
+  env?: Record<string, string>;
+  /** Resolve at once, without waiting for "started" (a worker expected to be refused). */
+  noWait?: boolean;
 }): Promise<WorkerProcess> => {
   if (!existsSync(join(dirname(TRELLIS_BIN), '..', 'dist', 'main.js')))
     throw new Error('packages/cli/dist is missing: run "pnpm build" before these tests');
@@ -111,6 +113,6 @@ export const spawnWorker = async (opts: {
     },
     kill: (signal) => proc.kill(signal),
   };
-  await w.waitFor('started');
+  if (opts.noWait !== true) await w.waitFor('started');
   return w;
 };
