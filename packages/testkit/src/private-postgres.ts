@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,8 +7,20 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** Debian's postgresql package (scripts/setup.sh installs it); overridable for other hosts. */
-const PG_BIN = process.env.TRELLIS_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const PG_ROOT = '/usr/lib/postgresql';
+
+/** The binaries of Debian's postgresql package (scripts/setup.sh installs it): newest version. */
+const pgBin = (): string => {
+  const versions = existsSync(PG_ROOT)
+    ? readdirSync(PG_ROOT).filter((v) => existsSync(join(PG_ROOT, v, 'bin', 'initdb')))
+    : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  if (newest === undefined)
+    throw new Error(
+      `no initdb under ${PG_ROOT}: install the postgresql package (scripts/setup.sh)`,
+    );
+  return join(PG_ROOT, newest, 'bin');
+};
 
 /** A private PostgreSQL server for one test file: never the machine's own server on 5432. */
 export interface PrivatePostgres {
@@ -35,7 +47,7 @@ const freePort = async (): Promise<number> => {
 
 /** Runs a PostgreSQL binary as the `postgres` user (initdb refuses root). */
 const asPostgres = async (bin: string, args: readonly string[]): Promise<string> => {
-  const cmd = join(PG_BIN, bin);
+  const cmd = join(pgBin(), bin);
   const asRoot = process.getuid?.() === 0;
   const { stdout } = await run(
     asRoot ? 'runuser' : cmd,

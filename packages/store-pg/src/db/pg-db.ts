@@ -19,7 +19,13 @@ export interface Queryable {
 
 /** SQLSTATE classes and codes meaning "the server is not there right now", not a bad query. */
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND']);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+]);
 
 /** True when `e` says the database cannot be reached (refused, cut, shutting down, timed out). */
 const isUnavailable = (e: unknown): boolean => {

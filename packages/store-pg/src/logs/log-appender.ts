@@ -24,8 +24,9 @@ export class LogAppender {
   }
 
   write(text: string): void {
+    if (text === '') return;
     this.#pending += text;
-    this.#flushing ??= this.#drain();
+    this.#flushing ??= Promise.resolve().then(() => this.#drain());
   }
 
   /** Resolves once everything written so far is stored (or has failed). */

@@ -7,9 +7,9 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.ur
 
 /**
  * The advisory lock key under which migrations are applied: two instances starting together
- * take turns, and the second finds nothing left to do. ("trellis" in ASCII, as a number.)
+ * take turns, and the second finds nothing left to do. ("trell" in ASCII.)
  */
-const MIGRATION_LOCK_KEY = 0x7472656c6c6973;
+const MIGRATION_LOCK_KEY = 0x7472656c6c;
 
 /** One versioned migration: `NNN_name.sql` in the package's `migrations/` folder. */
 interface Migration {
@@ -66,10 +66,10 @@ export const migrate = async (db: PgDb): Promise<number[]> => {
         await client.query('BEGIN');
         try {
           await client.query(m.sql);
-          await client.query('INSERT INTO trellis_schema_migrations (version, name) VALUES ($1, $2)', [
-            m.version,
-            m.name,
-          ]);
+          await client.query(
+            'INSERT INTO trellis_schema_migrations (version, name) VALUES ($1, $2)',
+            [m.version, m.name],
+          );
           await client.query('COMMIT');
         } catch (e) {
           await client.query('ROLLBACK');

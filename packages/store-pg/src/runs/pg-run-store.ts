@@ -1,7 +1,13 @@
 import { dirname } from 'node:path';
 import { badRequest, RunStatus, type Clock } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
-import type { LogChunkData, LogFollowHandle, LogWindowQuery, RunListFilter, RunSnapshotData } from '@trellis/services';
+import type {
+  LogChunkData,
+  LogFollowHandle,
+  LogWindowQuery,
+  RunListFilter,
+  RunSnapshotData,
+} from '@trellis/services';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { isOrphanedOwner, runLogPathIn, type RunSummary } from '@trellis/store';
 import type { PgDb } from '../db/pg-db.js';
@@ -137,9 +143,12 @@ export class PgRunStore {
   }
 
   /** Summaries newest first (the history index: indexed columns, never the records). */
-  async listRuns(filter: RunListFilter & { includeChildren?: boolean } = {}): Promise<RunSummary[]> {
+  async listRuns(
+    filter: RunListFilter & { includeChildren?: boolean } = {},
+  ): Promise<RunSummary[]> {
     const { where, values } = listWhere(filter);
-    const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
+    const limit =
+      filter.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
     const r = await this.#db.query<{ summary: RunSummary }>(
       `SELECT summary FROM trellis_runs WHERE ${where} ${NEWEST_FIRST}${limit}`,
       values,
@@ -248,7 +257,8 @@ export class PgRunStore {
 
   /** Retention of one DAG: top-level runs ended over `days` ago, unless a child still runs. */
   async deleteRunsOlderThan(dagName: string, days: number): Promise<number> {
-    if (!(days >= 0)) throw badRequest(`invalid retention ${days}: use a number of days of 0 or more`);
+    if (!(days >= 0))
+      throw badRequest(`invalid retention ${days}: use a number of days of 0 or more`);
     const cutoffMs = this.#clock.now().getTime() - days * DAY_MS;
     const r = await this.#db.query<{ summary: RunSummary; busy: boolean }>(
       `SELECT r.summary, EXISTS (SELECT 1 FROM trellis_runs c WHERE c.is_child

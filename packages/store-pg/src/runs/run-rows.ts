@@ -77,7 +77,7 @@ export const listWhere = (
   if (f.fromMs !== undefined) add('created_ms >= ?', f.fromMs);
   if (f.toMs !== undefined) add('created_ms <= ?', f.toMs);
   if (f.dagRunIdContains !== undefined)
-    add("strpos(lower(dag_run_id), ?) > 0", f.dagRunIdContains.toLowerCase());
+    add('strpos(lower(dag_run_id), ?) > 0', f.dagRunIdContains.toLowerCase());
   return { where: parts.length === 0 ? 'TRUE' : parts.join(' AND '), values };
 };
 
