@@ -14,6 +14,7 @@ import {
   RecordTransitions,
   RunReads,
   type DagDefinitions,
+  type RunReadStore,
   type RunService,
 } from '@trellis/services';
 import { DagFileLoader, FsIdempotencyJournal, type FsRunStore } from '@trellis/store';
@@ -53,6 +54,8 @@ export const apiHarness = (
     home?: TempHome;
     /** The clock of the idempotency keys (`<home>/data/idempotency`). @default systemClock */
     idempotencyClock?: Clock;
+    /** The store the read endpoints use. @default the harness's file store */
+    reads?: RunReadStore;
   } = {},
 ): ApiHarness => {
   const t = opts.home ?? createTempHome('trellis-api-');
@@ -73,7 +76,7 @@ export const apiHarness = (
     clock: systemClock,
     dags,
     runs,
-    reads: new RunReads(store),
+    reads: new RunReads(opts.reads ?? store),
     events: runEvents,
     idempotency: idempotencyIn(home, opts.idempotencyClock ?? systemClock),
     ...(opts.sse ? { sse: opts.sse } : {}),
