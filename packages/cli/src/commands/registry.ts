@@ -9,6 +9,7 @@ import { startCommand } from './start.js';
 import { serverCommand, startAllCommand } from './server.js';
 import { cleanupCommand } from './cleanup.js';
 import { migrateHistoryCommand } from './migrate-history.js';
+import { dbMigrateCommand, dbStatusCommand } from './db.js';
 import { coordinatorCommand } from './coordinator.js';
 import { workerCommand } from './worker.js';
 import { enqueueCommand } from './enqueue.js';
@@ -32,6 +33,8 @@ export const COMMANDS: readonly Command[] = [
   coordinatorCommand,
   workerCommand,
   migrateHistoryCommand,
+  dbMigrateCommand,
+  dbStatusCommand,
   cleanupCommand,
 ];
 
