@@ -13,7 +13,7 @@ import { isoPlus, makeChildRecord, makeRecord } from './records.js';
 import { describeRunLifecycleConformance } from './run-lifecycle-conformance.js';
 
 /** What both stores offer and the suite checks (the ports of docs/architecture.md). */
-export interface ConformanceStore {
+interface ConformanceStore {
   createRun(record: DagRunRecord, snapshot: RunSnapshotData): Promise<void>;
   saveRun(record: DagRunRecord): Promise<void>;
   saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean>;
@@ -36,7 +36,7 @@ export interface ConformanceSubject {
   another(): ConformanceStore;
 }
 
-export const T0 = '2026-01-02T03:04:05.000Z';
+const T0 = '2026-01-02T03:04:05.000Z';
 export const fixedClock: Clock = { now: () => new Date(T0), sleep: () => Promise.resolve() };
 const snapshot = { dag: { name: 'etl', steps: [] }, localDags: [] };
 
