@@ -3,3 +3,4 @@ export { migrate, migrationStatus, type MigrationState } from './migrate/migrati
 export { PgRunStore, type PgRunStoreOptions } from './runs/pg-run-store.js';
 export { PgLease, type PgLeaseOptions } from './lease/pg-lease.js';
 export { PgScheduleFires } from './lease/schedule-fires.js';
+export { openPgStore, type OpenPgStoreOptions } from './open-pg-store.js';

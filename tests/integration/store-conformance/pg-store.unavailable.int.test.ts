@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRoutes } from '@trellis/api';
 import { AppError, systemClock } from '@trellis/core';
-import { migrate, PgDb, PgRunStore } from '@trellis/store-pg';
+import { openPgStore, type PgDb, type PgRunStore } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
 import { apiHarness, type ApiHarness } from '../support/api-harness.js';
 import { makeRecord } from './records.js';
@@ -14,9 +14,12 @@ let h: ApiHarness;
 
 beforeAll(async () => {
   pg = await startPostgres();
-  db = new PgDb({ url: pg.url, poolSize: 2, connectTimeoutMs: 2000 });
-  await migrate(db);
-  store = new PgRunStore({ db, logDir: '/var/trellis/logs', clock: systemClock });
+  ({ db, store } = await openPgStore({
+    url: pg.url,
+    poolSize: 2,
+    logDir: '/var/trellis/logs',
+    clock: systemClock,
+  }));
   await store.createRun(makeRecord(), { dag: {}, localDags: [] });
   h = apiHarness([runRoutes], { reads: store });
 });
