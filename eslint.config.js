@@ -67,6 +67,7 @@ const OWNERS = {
   '@opentelemetry/resources': ['telemetry'],
   '@opentelemetry/sdk-trace-base': ['telemetry'],
   '@opentelemetry/exporter-trace-otlp-proto': ['telemetry'],
+  pg: ['store-pg'],
 };
 const PACKAGES = [
   'core',
@@ -75,6 +76,7 @@ const PACKAGES = [
   'engine',
   'executors',
   'store',
+  'store-pg',
   'scheduler',
   'dispatch',
   'coordinator',

@@ -29,7 +29,9 @@ PNPM_LOG=$LOG_DIR/trellis-setup-pnpm.log
 APT_LOG=$LOG_DIR/trellis-setup-apt.log
 DOCKERD_LOG=/var/log/trellis-dockerd.log
 # chromium: the web UI's browser tests (tests/e2e/web), driven by playwright-core.
-APT_PKGS=(docker.io redis-server openssh-server busybox-static chromium prometheus)
+# postgresql: initdb and pg_ctl for the private PostgreSQL of the store tests (testkit startPostgres);
+# the tests never use the cluster the package sets up on 5432.
+APT_PKGS=(docker.io redis-server openssh-server busybox-static chromium prometheus postgresql)
 SKIP_SYSTEM=${SETUP_SKIP_SYSTEM:-0}
 
 PNPM_PID=

@@ -4,3 +4,4 @@ export { ScriptedExecutor, untilStopped, type Script } from './scripted-executor
 export { ScriptedCommandRunner } from './scripted-command-runner.js';
 export { makeRunRecord } from './run-record.js';
 export { parseExposition, sampleValue, type MetricFamily } from './exposition.js';
+export { startPostgres, type PrivatePostgres } from './private-postgres.js';

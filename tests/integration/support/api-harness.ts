@@ -17,6 +17,7 @@ import {
   WebhookDeliveries,
   fetchWebhookTransport,
   type DagDefinitions,
+  type RunReadStore,
   type RunService,
 } from '@trellis/services';
 import {
@@ -63,6 +64,8 @@ export const apiHarness = (
     idempotencyClock?: Clock;
     /** Webhook deliveries fed by the harness's event bus; absent = none (503). */
     webhooks?: (runEvents: InMemoryRunEvents, home: string) => HttpDeps['webhooks'];
+    /** The store the read endpoints use. @default the harness's file store */
+    reads?: RunReadStore;
   } = {},
 ): ApiHarness => {
   const t = opts.home ?? createTempHome('trellis-api-');
@@ -83,7 +86,7 @@ export const apiHarness = (
     clock: systemClock,
     dags,
     runs,
-    reads: new RunReads(store),
+    reads: new RunReads(opts.reads ?? store),
     events: runEvents,
     idempotency: idempotencyIn(home, opts.idempotencyClock ?? systemClock),
     ...(opts.sse ? { sse: opts.sse } : {}),

@@ -9,6 +9,7 @@ import { startCommand } from './start.js';
 import { serverCommand, startAllCommand } from './server.js';
 import { cleanupCommand } from './cleanup.js';
 import { migrateHistoryCommand } from './migrate-history.js';
+import { dbMigrateCommand, dbStatusCommand } from './db.js';
 import { coordinatorCommand } from './coordinator.js';
 import { workerCommand } from './worker.js';
 import { certsCommand } from './certs.js';
@@ -34,6 +35,8 @@ export const COMMANDS: readonly Command[] = [
   workerCommand,
   certsCommand,
   migrateHistoryCommand,
+  dbMigrateCommand,
+  dbStatusCommand,
   cleanupCommand,
 ];
 

@@ -147,6 +147,27 @@ const RedisSchema = section({
   }),
 });
 
+const isPostgresUrl = (url: string): boolean => {
+  try {
+    const { protocol, hostname } = new URL(url);
+    return (protocol === 'postgres:' || protocol === 'postgresql:') && hostname !== '';
+  } catch {
+    return false;
+  }
+};
+
+const DatabaseSchema = section({
+  /** PostgreSQL connection URL, `postgres://user:password@host:port/database`. */
+  url: z.string({ error: 'use a postgres:// URL' }).refine(isPostgresUrl, {
+    error: 'use a postgres:// URL, e.g. postgres://trellis:secret@localhost:5432/trellis',
+  }),
+  /**
+   * Connections each process keeps to the database at most.
+   * @default `10`
+   */
+  poolSize: intAtLeast(1, 10).default(10),
+});
+
 const CoordinatorSchema = section({
   /**
    * Interface the gRPC coordinator listens on (distributed mode only).
@@ -332,6 +353,12 @@ export const ConfigSchema = section({
    * @default absent
    */
   redis: RedisSchema.optional(),
+  /**
+   * PostgreSQL for runs, queues, leases and logs (docs/ha.md). Absent means the file store under
+   * `SVC_HOME` (the embedded default).
+   * @default absent
+   */
+  database: DatabaseSchema.optional(),
   /** The gRPC coordinator that workers heartbeat to (distributed mode). */
   coordinator: CoordinatorSchema.prefault({}),
   /** This process's identity and capacity when it runs as a worker. */
@@ -402,6 +429,7 @@ const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   paths: Object.keys(PathsSchema.shape),
   server: Object.keys(ServerSchema.shape),
   redis: Object.keys(RedisSchema.shape),
+  database: Object.keys(DatabaseSchema.shape),
   coordinator: Object.keys(CoordinatorSchema.shape),
   worker: Object.keys(WorkerSchema.shape),
   'queues.[]': Object.keys(queueEntryShape),

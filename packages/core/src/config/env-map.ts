@@ -113,6 +113,19 @@ export const ENV_MAP = [
     description: 'redis:// URL; setting it turns on distributed mode (default unset: embedded).',
   },
   {
+    name: 'SVC_DATABASE_URL',
+    path: 'database.url',
+    kind: 'string',
+    description:
+      'postgres:// URL; setting it stores runs, queues and logs in PostgreSQL (default unset: files).',
+  },
+  {
+    name: 'SVC_DATABASE_POOL_SIZE',
+    path: 'database.poolSize',
+    kind: 'int',
+    description: 'Connections each process keeps to PostgreSQL at most, at least 1 (default 10).',
+  },
+  {
     name: 'SVC_COORDINATOR_HOST',
     path: 'coordinator.host',
     kind: 'string',

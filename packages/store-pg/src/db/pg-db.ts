@@ -1,0 +1,113 @@
+import { AppError, ErrorCode } from '@trellis/core';
+import pg from 'pg';
+
+/** How to reach the database (`SVC_DATABASE_URL`, `SVC_DATABASE_POOL_SIZE`). */
+export interface PgDbOptions {
+  /** `postgres://user:password@host:port/database`. */
+  readonly url: string;
+  /** Connections kept at most. @default 10 */
+  readonly poolSize?: number;
+  /** How long a query waits for a connection before the store is unavailable. @default 5000 */
+  readonly connectTimeoutMs?: number;
+  readonly warn?: (message: string) => void;
+}
+
+/** A query runner: the pool, or one client inside a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/** SQLSTATE classes and codes meaning "the server is not there right now", not a bad query. */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+]);
+
+/** True when `e` says the database cannot be reached (refused, cut, shutting down, timed out). */
+const isUnavailable = (e: unknown): boolean => {
+  if (typeof e !== 'object' || e === null) return false;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_STATES.has(code) || UNAVAILABLE_ERRNOS.has(code)) return true;
+    if (code.startsWith('08')) return true; // connection exception class
+  }
+  const message = (e as { message?: unknown }).message;
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
+      message,
+    )
+  );
+};
+
+/**
+ * The typed error of a store call made while PostgreSQL is away: `service_unavailable` (the API
+ * answers 503). The pool reconnects by itself, so calls succeed again once it is back.
+ */
+export const toStoreError = (e: unknown): unknown =>
+  isUnavailable(e)
+    ? new AppError(
+        ErrorCode.ServiceUnavailable,
+        `the PostgreSQL store is unavailable (${(e as Error).message}): check that the database in SVC_DATABASE_URL is running and reachable`,
+        { store: 'postgres' },
+        { cause: e },
+      )
+    : e;
+
+/** The connection pool of a PostgreSQL store; every failure to reach the server is typed. */
+export class PgDb implements Queryable {
+  readonly pool: pg.Pool;
+
+  constructor(opts: PgDbOptions) {
+    this.pool = new pg.Pool({
+      connectionString: opts.url,
+      max: opts.poolSize ?? 10,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+    });
+    // an idle client whose server went away: the pool drops it; without a listener Node exits
+    this.pool.on('error', (e) => opts.warn?.(`PostgreSQL connection lost: ${e.message}`));
+  }
+
+  async query<R extends pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (e) {
+      throw toStoreError(e);
+    }
+  }
+
+  /** Runs `fn` in one transaction (committed when it resolves, rolled back when it throws). */
+  async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw toStoreError(e);
+    }
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      broken = isUnavailable(e) ? e : undefined;
+      await client.query('ROLLBACK').catch((r: unknown) => (broken = r));
+      throw toStoreError(e);
+    } finally {
+      client.release(broken !== undefined ? (broken as Error) : undefined);
+    }
+  }
+
+  /** Closes every connection. */
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+}
