@@ -60,16 +60,16 @@ const OPTIONS = {
  * section 3). Needs Redis (`SVC_REDIS_URL`) and a coordinator. SIGTERM: no new runs, running ones
  * finish within the grace period, then they are stopped.
  */
+const unexpectedArgument = (word: string | undefined, io: CliIo): ExitCode => {
+  io.err(`trellis worker: unexpected argument ${JSON.stringify(word)}\nusage: ${USAGE}`);
+  return ExitCode.Usage;
+};
+
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const admin = workerAdminOf(args);
   if (admin) return admin.run(args.slice(1), io);
   const { values, positionals } = parseCommandArgs(args, OPTIONS);
-  if (positionals.length > 0) {
-    io.err(
-      `trellis worker: unexpected argument ${JSON.stringify(positionals[0])}\nusage: ${USAGE}`,
-    );
-    return ExitCode.Usage;
-  }
+  if (positionals.length > 0) return unexpectedArgument(positionals[0], io);
   const settings = workerSettings(values, io);
   if (typeof settings === 'number') return settings;
   const { config, redisUrl, address, graceSec } = settings;
