@@ -173,7 +173,10 @@ describe('trellis start-all with SVC_REDIS_URL and two workers', { timeout: 60_0
     await expect.poll(busy, { timeout: 15_000, interval: 50 }).toBe(1);
     f = await scrape();
     expect(sampleValue(f, 'svc_worker_busy_slots', { worker: 'e2e-cpu' })).toBe(0);
-    expect(sampleValue(f, 'svc_dag_runs_currently_running')).toBe(1);
+    // running once the worker's first report is recorded, a moment after it took the slot
+    await expect
+      .poll(async () => sampleValue(await scrape(), 'svc_dag_runs_currently_running'))
+      .toBe(1);
     expect((await call('POST', `/dag-runs/gpu-hold/${id}/stop`)).status).toBe(200);
     expect(await untilFinal('gpu-hold', id)).toMatchObject({ status: 3 });
     await expect.poll(busy, { timeout: 15_000, interval: 50 }).toBe(0);

@@ -67,7 +67,8 @@ it('runs the retention pass over every DAG a minute after taking the scheduler l
       ),
     )
     .toBe('not_found');
-  expect(lines.join('\n')).toMatch(/retention deleted 1 run/);
+  // said once the pass over every DAG is over, a moment after this run's deletion
+  await expect.poll(() => lines.join('\n')).toMatch(/retention deleted 1 run/);
   stop.abort();
   await role.done;
 });
