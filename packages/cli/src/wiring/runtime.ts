@@ -154,6 +154,9 @@ export const dagDefinitionsOf = (rt: Runtime, clock: Clock): FsDagStore =>
     clock,
     // the run index, not the record: listing 100 DAGs must not read 100 status files
     latestRun: async (name) => (await rt.store.listRuns({ name, limit: 1 }))[0],
+    // long-running roles only: reads from memory, kept current by watching the folders
+    watch: true,
+    indexFile: join(rt.config.paths.dataDir, 'dag-index.json'),
   });
 
 /**
