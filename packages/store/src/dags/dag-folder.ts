@@ -42,6 +42,10 @@ interface Snapshot {
   tags?: readonly string[];
 }
 
+/** Resolves after the event loop went through one poll phase (two check phases from now). */
+const throughPollPhase = (): Promise<void> =>
+  new Promise((r) => setImmediate(() => setImmediate(r)));
+
 /** File names whose details path `GET /dags/<name>` is another endpoint. */
 const RESERVED_FILE_NAMES = new Set(['search', 'tags']);
 
@@ -88,8 +92,9 @@ export class DagFolder {
 
   /**
    * Every DAG file of the folder, sorted by file name (see {@link #scanNow}); a watched folder
-   * answers from memory. The hop through the event loop first lets a change already signalled
-   * by the file system invalidate the view, so a client that wrote a file and then asks sees it.
+   * answers from memory. The hop through the event loop's poll phase first lets a change already
+   * signalled by the file system (inotify queues it during the write) invalidate the view, so
+   * whoever wrote a file and then asks sees it.
    */
   async scan(): Promise<FolderScan> {
     const snap = await this.#current();
@@ -120,7 +125,7 @@ export class DagFolder {
 
   async #current(): Promise<Snapshot> {
     if (this.#watch?.ensure()) {
-      if (this.#snapshot) await new Promise<void>((r) => setImmediate(r));
+      if (this.#snapshot) await throughPollPhase();
       if (this.#snapshot) return this.#snapshot;
     }
     const snap: Snapshot = { scan: this.#scanNow() };
