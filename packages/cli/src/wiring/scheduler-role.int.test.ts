@@ -67,7 +67,8 @@ it('runs the retention pass over every DAG a minute after taking the scheduler l
       ),
     )
     .toBe('not_found');
-  expect(lines.join('\n')).toMatch(/retention deleted 1 run/);
+  // The pass logs once it is over, after the deletion the poll above saw: await the line.
+  await expect.poll(() => lines.join('\n')).toMatch(/retention deleted 1 run/);
   stop.abort();
   await role.done;
 });

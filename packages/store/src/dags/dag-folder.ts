@@ -19,13 +19,13 @@ import { DagIndexKeeper } from './dag-index-file.js';
 import { DirWatch } from './dir-watch.js';
 
 /** One look at the folder: its DAG files in file-name order, and the problems reading it. */
-export interface FolderScan {
+interface FolderScan {
   readonly files: CachedDagFile[];
   readonly errors: string[];
 }
 
 /** How a {@link DagFolder} keeps its view current. */
-export interface DagFolderOptions {
+interface DagFolderOptions {
   /**
    * Watch the folder and answer from memory between changes (a long-running server); else every
    * scan reads the folder. @default false

@@ -82,7 +82,7 @@ export class SuspendFlags {
   }
 }
 
-export const unlinkIfPresent = async (path: string): Promise<void> => {
+const unlinkIfPresent = async (path: string): Promise<void> => {
   try {
     await unlink(path);
   } catch (e) {
