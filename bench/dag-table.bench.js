@@ -17,7 +17,7 @@ const TYPICAL = 1000;
 const OTHERS = 6;
 const TAGS = 14;
 const SEARCH_TERM = 'needle';
-const STARTS = 5;
+const STARTS = 3; // the issue asks for the median of at least three
 const SAMPLES = 200;
 const RUNS_OF_FIRST = 30;
 
