@@ -66,18 +66,11 @@ export const serve = async (
     (m) => io.err(`warning: ${m}`),
   );
   const stopScheduler = new AbortController();
-  let scheduler: ReturnType<typeof startSchedulerRole> | undefined;
+  const scheduler = opts.withScheduler
+    ? startSchedulerRole(rt, dags, clock, (line) => io.err(line), stopScheduler.signal)
+    : undefined;
   const webAuth = createWebAuth(config.auth, config.server.basePath);
-  const deps = httpDepsOf(
-    rt,
-    dags,
-    opts.withScheduler,
-    () => scheduler,
-    metrics,
-    webAuth.auth,
-    startedAt,
-    io,
-  );
+  const deps = httpDepsOf(rt, dags, scheduler, metrics, webAuth.auth, startedAt, io);
   // The web UI unless `server.headless`; an unbuilt UI answers 503 saying how to build it.
   const web = config.server.headless ? undefined : findWebRoot();
   if (web && !web.built)
@@ -89,16 +82,17 @@ export const serve = async (
   });
   const server = await listen(app, config, io);
   if (server === undefined) {
+    stopScheduler.abort();
+    await scheduler?.done;
     await fleet?.stop();
     return ExitCode.Failure;
   }
-  // Serving first (docs/decisions.md): the scheduler and the DAG folder's first read start once
-  // the first request is answered, or after a moment, so /health does not wait behind them.
-  afterFirstRequest(server, () => {
-    if (opts.withScheduler && !stopScheduler.signal.aborted)
-      scheduler = startSchedulerRole(rt, dags, clock, (line) => io.err(line), stopScheduler.signal);
-    warmDags(dags, io);
-  });
+  // Parse every DAG file once now, so the first list request is as fast as the others.
+  dags
+    .list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })
+    .catch((e: unknown) =>
+      io.err(`warning: reading the DAGs folder failed: ${(e as Error).message}`),
+    );
   const addr = server.address() as AddressInfo;
   const url = `http://${config.server.host}:${addr.port}${config.server.basePath}`;
   io.out(
@@ -116,40 +110,8 @@ export const serve = async (
   await rt.tracer.shutdown();
   server.closeAllConnections();
   await closed;
-  dags.close();
   io.out('Trellis stopped');
   return ExitCode.Ok;
-};
-
-/**
- * Reads every DAG file once now (from the index file when current), so the first list request is
- * as fast as the others.
- */
-const warmDags = (dags: FsDagStore, io: CliIo): void => {
-  dags
-    .list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })
-    .catch((e: unknown) =>
-      io.err(`warning: reading the DAGs folder failed: ${(e as Error).message}`),
-    );
-};
-
-/** Longest wait for a first request before the background start-up work begins anyway. */
-const BACKGROUND_START_MS = 250;
-
-/** Runs `start` once: when the first response is sent, or {@link BACKGROUND_START_MS} from now. */
-const afterFirstRequest = (server: Server, start: () => void): void => {
-  let started = false;
-  const once = (): void => {
-    if (started) return;
-    started = true;
-    clearTimeout(timer);
-    server.off('request', onRequest);
-    start();
-  };
-  const onRequest = (_req: unknown, res: { once: (e: 'finish', f: () => void) => void }): void =>
-    res.once('finish', () => setImmediate(once));
-  const timer = setTimeout(once, BACKGROUND_START_MS);
-  server.on('request', onRequest);
 };
 
 /** The store's part of `GET /health`: its data folder must be writable, its writes succeeding. */
@@ -193,8 +155,7 @@ const listen = async (
 const httpDepsOf = (
   rt: Runtime,
   dags: FsDagStore,
-  withScheduler: boolean,
-  scheduler: () => { status: SchedulerStatus } | undefined,
+  scheduler: { status: SchedulerStatus } | undefined,
   metrics: Metrics,
   auth: HttpDeps['auth'],
   startedAt: Date,
@@ -224,8 +185,7 @@ const httpDepsOf = (
     },
     health: createHealthProbe({
       storeProblem: () => storeProblem(rt),
-      // A scheduler about to start (serving began a moment ago) counts as alive.
-      ...(withScheduler ? { schedulerAlive: () => scheduler()?.status.alive() ?? true } : {}),
+      ...(scheduler ? { schedulerAlive: scheduler.status.alive } : {}),
     }),
     metrics: () => metrics.render(),
     metricsPrivate: !rt.config.server.metricsPublic,
