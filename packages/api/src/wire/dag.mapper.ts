@@ -1,8 +1,25 @@
 import type { z } from 'zod';
 import type { DagDetails, DagListEntry, DagListQuery, DagSearchResult } from '@trellis/services';
-import { nextFireOf, toApiDagDetails, toApiDagSummary, type Dag } from '@trellis/spec';
+import {
+  nextFireOf,
+  toApiDagDetails,
+  toApiDagSummary,
+  type ApiDagSummary,
+  type Dag,
+} from '@trellis/spec';
 import type { DagListItemSchema, ListDagsQuery, SearchResultSchema } from '@trellis/contract';
 import { toApiRunSummary } from './run.mapper.js';
+
+/**
+ * The API summary of a DAG, made once per parsed DAG: a watched store hands out the same DAG
+ * object until its file changes, so a list of 1,000 DAGs maps none of them again.
+ */
+const summaries = new WeakMap<Dag, ApiDagSummary>();
+const summaryOf = (dag: Dag): ApiDagSummary => {
+  let s = summaries.get(dag);
+  if (s === undefined) summaries.set(dag, (s = toApiDagSummary(dag)));
+  return s;
+};
 
 /** The service query of GET /dags (absent filters stay absent). */
 export const toDagListQuery = (q: z.infer<typeof ListDagsQuery>): DagListQuery => ({
@@ -17,7 +34,7 @@ export const toDagListQuery = (q: z.infer<typeof ListDagsQuery>): DagListQuery =
 /** A DAG list item; a DAG that never ran gets the "not started" run summary. */
 export const toApiDagListItem = (e: DagListEntry): z.infer<typeof DagListItemSchema> => ({
   fileName: e.fileName,
-  dag: toApiDagSummary(e.dag),
+  dag: summaryOf(e.dag),
   latestDAGRun: toApiRunSummary(e.latestRun, e.dag.name),
   suspended: e.suspended,
   errors: [...e.errors],
@@ -69,7 +86,7 @@ export const toApiDagDetailsResponse = (d: DagDetails, now: Date) => ({
 /** A search result (spec: Search result). */
 export const toApiSearchResult = (r: DagSearchResult): z.infer<typeof SearchResultSchema> => ({
   name: r.name,
-  dag: toApiDagSummary(r.dag),
+  dag: summaryOf(r.dag),
   matches: r.matches.map((m) => ({
     line: m.line,
     lineNumber: m.lineNumber,

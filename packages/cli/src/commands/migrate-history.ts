@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { systemClock } from '@trellis/core';
-import { migrateHistory, type MigrationIssue } from '@trellis/store';
+import type { MigrationIssue } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
 import { parseCommandArgs, withRuntime } from './common.js';
@@ -51,6 +51,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   return withRuntime('migrate history', io, values, async (rt) => {
     const legacyDir = values.from ? resolve(io.cwd, values.from) : rt.config.paths.dataDir;
     const dryRun = values['dry-run'] === true;
+    const { migrateHistory } = await import('@trellis/store'); // not loaded by `trellis --help`
     const report = await migrateHistory({
       legacyDir,
       store: rt.store,

@@ -1,9 +1,11 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from '@trellis/core';
-import { parseDagFile } from '@trellis/spec';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
+import type { parseDagFile } from '@trellis/spec';
+
+type ParseDagFile = typeof parseDagFile;
 import { parseCommandArgs } from './flags.js';
 
 const USAGE = 'trellis validate [--dags <dir>] [--home <dir>] [--config <file>] <file|name>...';
@@ -35,7 +37,7 @@ const dagExistsFor =
  * `trellis validate <file...>`: one line per valid file; every problem of an invalid file on its
  * own line, prefixed by the file. Exit 0 when all are valid, 1 otherwise, 2 on usage errors.
  */
-const validate = (args: readonly string[], io: CliIo): ExitCode => {
+const validate = (args: readonly string[], io: CliIo, parse: ParseDagFile): ExitCode => {
   const { values, positionals } = parseCommandArgs(args, {});
   if (positionals.length === 0) {
     io.err(`trellis validate: name at least one DAG file\nusage: ${USAGE}`);
@@ -76,7 +78,7 @@ const validate = (args: readonly string[], io: CliIo): ExitCode => {
       io.out(`${arg}: cannot read the file: ${(e as Error).message}`);
       continue;
     }
-    const result = parseDagFile(text, {
+    const result = parse(text, {
       location: file,
       dagExists: dagExistsFor(file, dagsDir),
       cwd: io.cwd,
@@ -98,5 +100,6 @@ export const validateCommand: Command = {
   name: 'validate',
   summary: 'check DAG files and list every problem with its line',
   usage: USAGE,
-  run: (args, io) => Promise.resolve(validate(args, io)),
+  // The parser is imported here, not at the top: `trellis --help` must not load it.
+  run: async (args, io) => validate(args, io, (await import('@trellis/spec')).parseDagFile),
 };

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { ConfigError, loadConfig, systemClock, type Config } from '@trellis/core';
-import { currentOwner } from '@trellis/store';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
@@ -94,6 +93,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const { ShellCommandRunner, SpawnerProcessRunner, createExecutorSet } = executors;
   const id = config.worker.id || `${hostname()}@${process.pid}`;
   const tls = workerTlsOf(config);
+  const { currentOwner } = await import('@trellis/store'); // not loaded by `trellis --help`
   const owner = currentOwner(id);
   const redis = createRedis(redisUrl);
   logRedisOutages(redis, redisUrl, (l) => io.err(`worker ${id}: ${l}`)); // one line per outage

@@ -5,8 +5,7 @@ import {
   type ApiRunDetails,
 } from '@trellis/contract';
 import { AppError, ErrorCode } from '@trellis/core';
-import { toApiRunDetails } from '@trellis/api';
-import { RunReads } from '@trellis/services';
+import type { RunReads } from '@trellis/services';
 import type { Runtime } from '../wiring/runtime.js';
 import { ApiError, type ApiClient } from './api-client.js';
 
@@ -77,12 +76,17 @@ export const remoteRunSource = (client: ApiClient): RunSource => ({
 
 /** Runs in the local store (`SVC_HOME`), read as the API would answer. */
 export const localRunSource = (rt: Runtime): RunSource => {
-  const reads = new RunReads(rt.store);
+  // Imported on first use: the API package brings express, which `trellis --help` must not load.
+  let readsOf: Promise<RunReads> | undefined;
+  const readsNow = (): Promise<RunReads> =>
+    (readsOf ??= import('@trellis/services').then((m) => new m.RunReads(rt.store)));
   return {
     async details(ref) {
+      const [{ toApiRunDetails }, reads] = await Promise.all([import('@trellis/api'), readsNow()]);
       return toApiRunDetails(await reads.find(ref));
     },
     async stepLog(ref, step, stream, window) {
+      const reads = await readsNow();
       try {
         return await reads.stepLog(await reads.find(ref), step, stream, window);
       } catch (e) {

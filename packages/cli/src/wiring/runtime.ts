@@ -146,14 +146,20 @@ export const makeRuntime = async (
   return { config, store, dags, runs, events, runEvents, tracer, ...(fleet ? { fleet } : {}) };
 };
 
+/** How old the DAG list's latest runs of another process may be (issue 21: within a second). */
+const LATEST_RUN_STALE_MS = 1000;
+
 /** The DAG definitions of the runtime's DAGs folder (API reads, scheduler), with suspend flags. */
 export const dagDefinitionsOf = (rt: Runtime, clock: Clock): FsDagStore =>
   new FsDagStore({
     dagsDir: rt.config.paths.dagsDir,
     suspendDir: join(rt.config.paths.dataDir, 'suspend'),
     clock,
-    // the run index, not the record: listing 100 DAGs must not read 100 status files
-    latestRun: async (name) => (await rt.store.listRuns({ name, limit: 1 }))[0],
+    // the run index in memory, not the record: listing 1,000 DAGs reads no file (docs/decisions.md)
+    latestRun: (name) => rt.store.latestSummary(name, LATEST_RUN_STALE_MS),
+    // long-running roles only: reads from memory, kept current by watching the folders
+    watch: true,
+    indexFile: join(rt.config.paths.dataDir, 'dag-index.json'),
   });
 
 /**

@@ -15,25 +15,127 @@ import {
   errnoOf,
   messageOf,
 } from './dag-file-writes.js';
+import { DagIndexKeeper } from './dag-index-file.js';
+import { DirWatch } from './dir-watch.js';
+
+/** One look at the folder: its DAG files in file-name order, and the problems reading it. */
+interface FolderScan {
+  readonly files: CachedDagFile[];
+  readonly errors: string[];
+}
+
+/** How a {@link DagFolder} keeps its view current. */
+interface DagFolderOptions {
+  /**
+   * Watch the folder and answer from memory between changes (a long-running server); else every
+   * scan reads the folder. @default false
+   */
+  readonly watch?: boolean;
+  /** File that keeps the parsed files across restarts (keyed by each file's stamp). */
+  readonly indexFile?: string;
+}
+
+/** The in-memory view of a watched folder, valid until the next change. */
+interface Snapshot {
+  readonly scan: Promise<FolderScan>;
+  byName?: ReadonlyMap<string, CachedDagFile>;
+  tags?: readonly string[];
+}
+
+/** Resolves after the event loop went through one poll phase (two check phases from now). */
+const throughPollPhase = (): Promise<void> =>
+  new Promise((r) => setImmediate(() => setImmediate(r)));
 
 /** File names whose details path `GET /dags/<name>` is another endpoint. */
 const RESERVED_FILE_NAMES = new Set(['search', 'tags']);
 
 /**
- * The DAG files of one folder, parsed through a cache: each `scan` costs one `readdir` and one
- * `stat` per file and parses only what changed (docs/architecture.md, "Storage").
+ * The DAG files of one folder, parsed through a cache: a scan costs one `readdir` and one `stat`
+ * per file and parses only what changed; a watched folder answers from memory until a change
+ * (docs/architecture.md, "DAG index").
  */
 export class DagFolder {
   readonly #cache: ParsedDagCache;
   /** `dagsDir` with a trailing separator, so a path is one concatenation. */
   readonly #dir: string;
+  readonly #watch: DirWatch | undefined;
+  readonly #index: DagIndexKeeper | undefined;
+  #snapshot: Snapshot | undefined;
 
   constructor(
     readonly dagsDir: string,
     parse: ParseDagFn,
+    opts: DagFolderOptions = {},
   ) {
     this.#cache = new ParsedDagCache(parse);
     this.#dir = join(dagsDir, sep);
+    this.#watch = opts.watch
+      ? new DirWatch(
+          dagsDir,
+          () => this.invalidate(),
+          () => void this.scan().catch(() => undefined),
+        )
+      : undefined;
+    this.#index = opts.indexFile ? new DagIndexKeeper(opts.indexFile, this.#cache) : undefined;
+  }
+
+  /** Forgets the in-memory view: the next read looks at the folder again. */
+  invalidate(): void {
+    this.#snapshot = undefined;
+  }
+
+  /** Stops watching. */
+  close(): void {
+    this.#watch?.close();
+    this.#snapshot = undefined;
+  }
+
+  /**
+   * Every DAG file of the folder, sorted by file name (see {@link #scanNow}); a watched folder
+   * answers from memory. The hop through the event loop's poll phase first lets a change already
+   * signalled by the file system (inotify queues it during the write) invalidate the view, so
+   * whoever wrote a file and then asks sees it.
+   */
+  async scan(): Promise<FolderScan> {
+    const snap = await this.#current();
+    const { files, errors } = await snap.scan;
+    return { files, errors: [...errors] };
+  }
+
+  /** The file `fileName` from the in-memory view; undefined when not watched or not there. */
+  async fromMemory(fileName: string): Promise<CachedDagFile | undefined> {
+    if (!this.#watch) return undefined;
+    const snap = await this.#current();
+    if (!snap.byName) {
+      const { files } = await snap.scan;
+      snap.byName = new Map(files.map((f) => [f.fileName, f]));
+    }
+    return snap.byName.get(fileName);
+  }
+
+  /** Every lower-cased tag once, sorted, computed once per view. */
+  async tags(): Promise<readonly string[]> {
+    const snap = await this.#current();
+    if (!snap.tags) {
+      const { files } = await snap.scan;
+      snap.tags = [...new Set(files.flatMap((f) => [...f.lower.tags]))].sort();
+    }
+    return snap.tags;
+  }
+
+  async #current(): Promise<Snapshot> {
+    if (this.#watch?.ensure()) {
+      if (this.#snapshot) await throughPollPhase();
+      if (this.#snapshot) return this.#snapshot;
+    }
+    const snap: Snapshot = { scan: this.#scanNow() };
+    if (this.#watch?.active) {
+      this.#snapshot = snap;
+      snap.scan.catch(() => {
+        if (this.#snapshot === snap) this.#snapshot = undefined;
+      });
+    }
+    return snap;
   }
 
   /** The path a new DAG file `fileName` gets. */
@@ -44,13 +146,15 @@ export class DagFolder {
   /** Drops the cached parse of `path` after this process changed the file. */
   forget(path: string): void {
     this.#cache.forget(path);
+    this.invalidate();
   }
 
   /**
    * Every DAG file of the folder, sorted by file name, parsed or taken from the cache; files that
    * cannot be read are reported in `errors`. One readdir, then one stat per file.
    */
-  async scan(): Promise<{ files: CachedDagFile[]; errors: string[] }> {
+  async #scanNow(): Promise<FolderScan> {
+    this.#index?.load();
     const errors: string[] = [];
     let dirents: Dirent[];
     try {
@@ -101,6 +205,7 @@ export class DagFolder {
     }
     this.#cache.retainOnly(paths);
     if (reads.length > 0) await Promise.all(reads);
+    this.#index?.saveIfChanged();
     return { files: slots.filter((f) => f !== undefined), errors };
   }
 
@@ -117,6 +222,9 @@ export class DagFolder {
 
   /** The parsed file of `fileName`. Errors: bad_request (bad name), not_found. */
   async read(fileName: string): Promise<CachedDagFile> {
+    checkFileName(fileName);
+    const known = await this.fromMemory(fileName);
+    if (known) return known;
     const path = this.mustLocate(fileName);
     const f = await this.#cached(path, fileName, childDagExists(this.dagsDir)).catch(
       (e: unknown) => {

@@ -20,7 +20,7 @@ export const SEARCH_CONTEXT_LINES = 2;
  * else is a substring; both ignore case. Errors: bad_request for an empty query or a pattern RE2
  * refuses (invalid, or backtracking-only syntax such as backreferences and lookarounds).
  */
-export const compileSearchQuery = (q: string): ((line: string) => boolean) => {
+export const compileSearchQuery = (q: string): SearchTest => {
   if (q === '') throw badRequest('q is required: give the text to search for, or /regex/');
   const regex = /^\/(.+)\/$/s.exec(q)?.[1];
   if (regex !== undefined) {
@@ -36,8 +36,11 @@ export const compileSearchQuery = (q: string): ((line: string) => boolean) => {
     return (line) => re.test(line);
   }
   const needle = q.toLowerCase();
-  return (line) => line.toLowerCase().includes(needle);
+  return Object.assign((line: string) => line.toLowerCase().includes(needle), { needle });
 };
+
+/** A line test; a plain-text query also gives its lower-cased text (a whole-file prefilter). */
+export type SearchTest = ((line: string) => boolean) & { readonly needle?: string };
 
 /** The matches of `test` in `text`, one per matching line, in order. */
 export const searchText = (text: string, test: (line: string) => boolean): SearchMatch[] => {

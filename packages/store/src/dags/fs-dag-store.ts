@@ -1,6 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { mkdir, unlink } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
 import {
   AppError,
   ErrorCode,
@@ -29,6 +28,7 @@ import {
 import { DagFolder, checkNewFileName } from './dag-folder.js';
 import { compareListRows, matchesListFilter, type ListRow } from './dag-list-order.js';
 import { compileSearchQuery, searchText } from './dag-search.js';
+import { SuspendFlags } from './suspend-flags.js';
 
 /** What {@link FsDagStore} works with. */
 export interface FsDagStoreDeps {
@@ -45,6 +45,13 @@ export interface FsDagStoreDeps {
   readonly latestRun: (dagName: string) => Promise<DagRunSummary | undefined>;
   /** The DAG file parser; tests inject a counting one. @default parseDagFile */
   readonly parse?: ParseDagFn;
+  /**
+   * Watch both folders and answer reads from memory between changes (a long-running server;
+   * call {@link FsDagStore.close} when done). @default false: every read looks at the folder
+   */
+  readonly watch?: boolean;
+  /** File keeping the parsed DAG files across restarts (a cache, keyed by each file's stamp). */
+  readonly indexFile?: string;
 }
 
 /** The file a new DAG gets without a spec (spec: POST /dags, "a minimal DAG with one echo step"). */
@@ -57,14 +64,27 @@ const SPEC_REQUIRED = 'spec is required: send the DAG definition as YAML text in
 
 /**
  * DAG definitions stored as YAML files in one folder (spec: Endpoints, DAG definitions). Parsed
- * files are cached by path and stamp; each list, search or tags call costs one `readdir` and one
- * `stat` per file, and parses only what changed (docs/architecture.md, "Storage").
+ * files are cached by path and stamp; unwatched, each list, search or tags call costs one
+ * `readdir` and one `stat` per file, and parses only what changed; watched, they are answered from
+ * memory between changes (docs/architecture.md, "DAG index").
  */
 export class FsDagStore implements DagDefinitions {
   readonly #folder: DagFolder;
+  readonly #flags: SuspendFlags;
 
   constructor(private readonly deps: FsDagStoreDeps) {
-    this.#folder = new DagFolder(deps.dagsDir, deps.parse ?? parseDagFile);
+    const opts = {
+      watch: deps.watch ?? false,
+      ...(deps.indexFile ? { indexFile: deps.indexFile } : {}),
+    };
+    this.#folder = new DagFolder(deps.dagsDir, deps.parse ?? parseDagFile, opts);
+    this.#flags = new SuspendFlags(deps.suspendDir, opts.watch);
+  }
+
+  /** Stops watching the folders. */
+  close(): void {
+    this.#folder.close();
+    this.#flags.close();
   }
 
   async list(
@@ -83,7 +103,7 @@ export class FsDagStore implements DagDefinitions {
     const order = compareListRows(q);
     rows.sort((a, b) => order(a.row, b.row));
     const page = rows.slice((q.page - 1) * q.perPage, q.page * q.perPage);
-    const suspended = this.#suspendedFileNames();
+    const suspended = this.#flags.names();
     const entries = await Promise.all(
       page.map(async ({ f }): Promise<DagListEntry> => {
         const dag = f.file.main.dag;
@@ -110,7 +130,7 @@ export class FsDagStore implements DagDefinitions {
     { fileName: string; dag: Dag; localDags: Dag[]; suspended: boolean }[]
   > {
     const { files } = await this.#folder.scan();
-    const suspended = this.#suspendedFileNames();
+    const suspended = this.#flags.names();
     return files
       .filter((f) => {
         const s = f.file.main.dag.schedule;
@@ -151,6 +171,8 @@ export class FsDagStore implements DagDefinitions {
     const test = compileSearchQuery(q);
     const { files, errors } = await this.#folder.scan();
     const results = files.flatMap((f) => {
+      // A plain text must be in the lower-cased file to be on one of its lines: most files end here.
+      if (test.needle !== undefined && !f.lower.text.includes(test.needle)) return [];
       const matches = searchText(f.text, test);
       return matches.length > 0 ? [{ name: f.fileName, dag: f.file.main.dag, matches }] : [];
     });
@@ -163,11 +185,10 @@ export class FsDagStore implements DagDefinitions {
    */
   async tags(): Promise<{ tags: string[]; errors: string[] }> {
     const { files, errors } = await this.#folder.scan();
-    const tags = new Set(files.flatMap((f) => [...f.lower.tags]));
     const problems = files
       .filter((f) => f.errors.length > 0)
       .map((f) => `${basename(f.path)}: ${f.errors.join('; ')}`);
-    return { tags: [...tags].sort(), errors: [...errors, ...problems] };
+    return { tags: [...(await this.#folder.tags())], errors: [...errors, ...problems] };
   }
 
   validate(
@@ -203,7 +224,7 @@ export class FsDagStore implements DagDefinitions {
       dag,
       localDags,
       errors,
-      suspended: existsSync(this.#flagPath(f.fileName)),
+      suspended: this.#flags.has(f.fileName),
       ...(latestRun ? { latestRun } : {}),
     };
   }
@@ -219,7 +240,7 @@ export class FsDagStore implements DagDefinitions {
       this.#folder.forget(path);
     }
     // assumption: run history stays, as the peer keeps it (docs/decisions.md).
-    await unlinkIfPresent(this.#flagPath(fileName));
+    await this.#flags.set(fileName, false);
   }
 
   async getSpec(fileName: string): Promise<{ dag: Dag; spec: string; errors: string[] }> {
@@ -251,23 +272,17 @@ export class FsDagStore implements DagDefinitions {
     } finally {
       this.#folder.forget(from);
     }
-    // The suspension moves with the file; a stale flag of the new name must not suspend it.
-    const [flagFrom, flagTo] = [this.#flagPath(fileName), this.#flagPath(newFileName)];
-    if (existsSync(flagFrom)) await rename(flagFrom, flagTo);
-    else await unlinkIfPresent(flagTo);
+    await this.#flags.move(fileName, newFileName);
   }
 
   async setSuspended(fileName: string, suspended: boolean): Promise<void> {
     this.#folder.mustLocate(fileName);
-    const flag = this.#flagPath(fileName);
-    if (!suspended) return unlinkIfPresent(flag);
-    await mkdir(this.deps.suspendDir, { recursive: true });
-    await writeFile(flag, '');
+    await this.#flags.set(fileName, suspended);
   }
 
   isSuspended(fileName: string): boolean {
     this.#folder.mustLocate(fileName);
-    return existsSync(this.#flagPath(fileName));
+    return this.#flags.has(fileName);
   }
 
   async load(fileName: string): Promise<{ dag: Dag; localDags: readonly Dag[]; location: string }> {
@@ -283,23 +298,6 @@ export class FsDagStore implements DagDefinitions {
       localDags: f.file.localDags.map((d) => d.dag),
       location: f.path,
     };
-  }
-
-  #flagPath(fileName: string): string {
-    return join(this.deps.suspendDir, `${fileName}.suspend`);
-  }
-
-  #suspendedFileNames(): Set<string> {
-    try {
-      return new Set(
-        readdirSync(this.deps.suspendDir)
-          .filter((n) => n.endsWith('.suspend'))
-          .map((n) => n.slice(0, -'.suspend'.length)),
-      );
-    } catch (e) {
-      if (errnoOf(e) === 'ENOENT') return new Set();
-      throw e;
-    }
   }
 
   /** The latest run of a DAG; a failure to read it is reported in `errors`, not thrown. */
@@ -322,11 +320,3 @@ const rowOf = (f: CachedDagFile, nextRun: Date | undefined): ListRow => ({
   tags: f.lower.tags,
   nextRunMs: nextRun?.getTime(),
 });
-
-const unlinkIfPresent = async (path: string): Promise<void> => {
-  try {
-    await unlink(path);
-  } catch (e) {
-    if (errnoOf(e) !== 'ENOENT') throw e;
-  }
-};

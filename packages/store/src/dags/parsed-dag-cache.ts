@@ -29,11 +29,12 @@ export interface CachedDagFile {
   readonly errors: readonly string[];
   /** Child-DAG existence answers given while parsing; a changed answer means a re-parse. */
   readonly refs: ReadonlyMap<string, boolean>;
-  /** Lower-cased DAG name, file name and tags. */
+  /** Lower-cased DAG name, file name, tags and text (the search's prefilter). */
   readonly lower: {
     readonly name: string;
     readonly fileName: string;
     readonly tags: ReadonlySet<string>;
+    readonly text: string;
   };
   /** Memo of the next start time: valid while `fromMs <= now < nextMs`. */
   nextRunMemo?: { readonly fromMs: number; readonly nextMs: number | undefined };
@@ -59,6 +60,8 @@ export const nextRunAt = (f: CachedDagFile, now: Date): Date | undefined => {
  */
 export class ParsedDagCache {
   readonly #entries = new Map<string, CachedDagFile>();
+  /** Set when an entry was added or dropped since {@link takeChanged} last ran. */
+  #changed = false;
 
   constructor(private readonly parse: ParseDagFn) {}
 
@@ -96,7 +99,29 @@ export class ParsedDagCache {
     const text = await readFile(path, 'utf8');
     const entry = this.#build(path, fileName, stamp, text, exists);
     this.#entries.set(path, entry);
+    this.#changed = true;
     return entry;
+  }
+
+  /** Takes entries read back from the index file; each is still checked by its stamp. */
+  seed(entries: readonly CachedDagFile[]): void {
+    for (const e of entries) if (!this.#entries.has(e.path)) this.#entries.set(e.path, e);
+  }
+
+  /** Every entry, for the index file. */
+  all(): IterableIterator<CachedDagFile> {
+    return this.#entries.values();
+  }
+
+  markChanged(): void {
+    this.#changed = true;
+  }
+
+  /** Whether entries changed since the last call (the index file is then rewritten). */
+  takeChanged(): boolean {
+    const c = this.#changed;
+    this.#changed = false;
+    return c;
   }
 
   /** Parses `text` as the file `path` would be parsed, without caching (validation). */
@@ -110,12 +135,12 @@ export class ParsedDagCache {
   }
 
   forget(path: string): void {
-    this.#entries.delete(path);
+    if (this.#entries.delete(path)) this.#changed = true;
   }
 
   /** Drops the entries of files that are gone. */
   retainOnly(paths: ReadonlySet<string>): void {
-    for (const p of this.#entries.keys()) if (!paths.has(p)) this.#entries.delete(p);
+    for (const p of this.#entries.keys()) if (!paths.has(p)) this.forget(p);
   }
 
   #build(
@@ -134,29 +159,35 @@ export class ParsedDagCache {
         return found;
       },
     });
-    const dag = file.main.dag;
     const errors = FILE_NAME_PATTERN.test(fileName)
       ? file.errors
       : [
           ...file.errors,
           `file name ${JSON.stringify(fileName)} cannot be used in the API: rename the file to letters, digits, "_" and "-" only`,
         ];
-    return {
-      path,
-      fileName,
-      stamp,
-      text,
-      file,
-      errors,
-      refs,
-      lower: {
-        name: dag.name.toLowerCase(),
-        fileName: fileName.toLowerCase(),
-        tags: new Set(dag.tags.map((t) => t.toLowerCase())),
-      },
-    };
+    return cachedDagFile({ path, fileName, stamp, text, file, errors, refs });
   }
 }
+
+/** What a cache entry is made of: a parse, or the same read back from the index file. */
+export type DagFileParts = Pick<
+  CachedDagFile,
+  'path' | 'fileName' | 'stamp' | 'text' | 'file' | 'errors' | 'refs'
+>;
+
+/** A cache entry with its lower-cased keys computed. */
+export const cachedDagFile = (p: DagFileParts): CachedDagFile => {
+  const dag = p.file.main.dag;
+  return {
+    ...p,
+    lower: {
+      name: dag.name.toLowerCase(),
+      fileName: p.fileName.toLowerCase(),
+      tags: new Set(dag.tags.map((t) => t.toLowerCase())),
+      text: p.text.toLowerCase(),
+    },
+  };
+};
 
 const refsHold = (
   refs: ReadonlyMap<string, boolean>,

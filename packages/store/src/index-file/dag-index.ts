@@ -39,6 +39,8 @@ export class DagIndex {
   readonly #appender: IndexAppender;
   readonly #compaction: CompactionDeps;
   #chain: Promise<void> = Promise.resolve();
+  /** When the file was last read up to its end (performance.now()); -Infinity before. */
+  #syncedAt = -Infinity;
   /** Puts waiting for the next write (group commit). */
   readonly #pending: { summary: RunSummary; resolve: () => void; reject: (e: unknown) => void }[] =
     [];
@@ -59,10 +61,14 @@ export class DagIndex {
     };
   }
 
-  /** Every indexed run (children included), newest first, after reading new lines. */
-  entries(): Promise<readonly IndexedRun[]> {
+  /**
+   * Every indexed run (children included), newest first, after reading new lines; with
+   * `maxStaleMs`, the file is not looked at when it was read that recently (this process's own
+   * writes are in memory at once; another process's show within `maxStaleMs`).
+   */
+  entries(maxStaleMs = 0): Promise<readonly IndexedRun[]> {
     return this.#serial(async () => {
-      await this.#sync();
+      if (performance.now() - this.#syncedAt >= maxStaleMs) await this.#sync();
       return this.#state.newestFirst();
     });
   }
@@ -146,7 +152,9 @@ export class DagIndex {
     return result;
   }
 
-  #sync(): Promise<void> {
-    return syncIndex(this.#state, this.#deps);
+  async #sync(): Promise<void> {
+    const at = performance.now();
+    await syncIndex(this.#state, this.#deps);
+    this.#syncedAt = at;
   }
 }

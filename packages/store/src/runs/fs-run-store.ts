@@ -179,6 +179,15 @@ export class FsRunStore {
   }
 
   /**
+   * The summary of the most recently created top-level run of a DAG, from the index in memory
+   * when it was read from disk less than `maxStaleMs` ago (the DAG list's latest runs: another
+   * process's runs show within that time, this process's at once); undefined when it never ran.
+   */
+  latestSummary(dagName: string, maxStaleMs: number): Promise<RunSummary | undefined> {
+    return this.#reader.latestSummary(dagName, maxStaleMs);
+  }
+
+  /**
    * Run summaries matching `filter`, newest first by `createdAt`, from the index (no record is
    * read). Top-level runs only unless `includeChildren`.
    */

@@ -92,6 +92,13 @@ export class RunReader {
     throw notFound('run', `${dagName}/latest`);
   }
 
+  /** `FsRunStore.latestSummary`. */
+  async latestSummary(dagName: string, maxStaleMs: number): Promise<RunSummary | undefined> {
+    if (!isSafeDagName(dagName)) return undefined;
+    const entries = await this.#deps.indexes.of(dagName).entries(maxStaleMs);
+    return entries.find((e) => !isChildRun(e.summary))?.summary;
+  }
+
   /** `FsRunStore.listRuns`. */
   async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
     const { name } = filter;
