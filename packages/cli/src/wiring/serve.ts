@@ -44,15 +44,7 @@ export const serve = async (
   opts: ServeOptions,
 ): Promise<ExitCode> => {
   const rt = await makeRuntime(io, flags, { fleet: opts.withScheduler, spawner: true });
-  if (rt.fleet) {
-    try {
-      await rt.fleet.start();
-    } catch (e) {
-      io.err(`trellis: ${(e as Error).message}`);
-      await rt.fleet.stop().catch(() => undefined);
-      return ExitCode.Failure;
-    }
-  }
+  if (!(await startFleet(rt, io))) return ExitCode.Failure;
   const fleet = rt.fleet;
   const { config } = rt;
   ensureFolders(config);
@@ -124,6 +116,19 @@ export const serve = async (
   await closed;
   io.out('Trellis stopped');
   return ExitCode.Ok;
+};
+
+/** Starts the fleet (distributed mode), if any; false (the reason said) when it cannot. */
+const startFleet = async (rt: Runtime, io: CliIo): Promise<boolean> => {
+  if (!rt.fleet) return true;
+  try {
+    await rt.fleet.start();
+    return true;
+  } catch (e) {
+    io.err(`trellis: ${(e as Error).message}`);
+    await rt.fleet.stop().catch(() => undefined);
+    return false;
+  }
 };
 
 /** The store's part of `GET /health`: its data folder must be writable, its writes succeeding. */
