@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, RunStatus } from '@trellis/core';
-import type { ConformanceSubject } from './run-store-conformance.js';
+import type { ConformanceSubject } from './conformance-subject.js';
 import { isoPlus, makeChildRecord, makeRecord } from './records.js';
 
 const T0 = '2026-01-02T03:04:05.000Z';

@@ -1,40 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, RunStatus, type Clock } from '@trellis/core';
-import type { RunRecorder } from '@trellis/engine';
-import type {
-  LogChunkData,
-  LogWindowQuery,
-  RunListFilter,
-  RunSnapshotData,
-} from '@trellis/services';
-import type { DagRunRecord, RunRef } from '@trellis/spec';
-import type { RunSummary } from '@trellis/store';
+import type { RunListFilter } from '@trellis/services';
+import type { DagRunRecord } from '@trellis/spec';
 import { isoPlus, makeChildRecord, makeRecord } from './records.js';
+import type { ConformanceSubject } from './conformance-subject.js';
 import { describeRunLifecycleConformance } from './run-lifecycle-conformance.js';
-
-/** What both stores offer and the suite checks (the ports of docs/architecture.md). */
-interface ConformanceStore {
-  createRun(record: DagRunRecord, snapshot: RunSnapshotData): Promise<void>;
-  saveRun(record: DagRunRecord): Promise<void>;
-  saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean>;
-  getRun(ref: RunRef, opts?: { root?: RunRef }): Promise<DagRunRecord>;
-  getSnapshot(ref: RunRef, opts?: { root?: RunRef }): Promise<RunSnapshotData>;
-  latestRun(dagName: string): Promise<DagRunRecord>;
-  listRuns(filter?: RunListFilter & { includeChildren?: boolean }): Promise<RunSummary[]>;
-  listChildren(root: RunRef): Promise<RunSummary[]>;
-  recorderFor(record: DagRunRecord): RunRecorder;
-  readLog(path: string, q?: LogWindowQuery): Promise<LogChunkData>;
-  requestStop(ref: RunRef, opts?: { root?: RunRef }): Promise<void>;
-  watchStop(ref: RunRef, opts: { root?: RunRef }, onStop: () => void): () => void;
-  deleteRun(ref: RunRef): Promise<void>;
-  deleteRunsOlderThan(dagName: string, days: number): Promise<number>;
-}
-
-/** A fresh, empty store for one test, and another instance over the same data (another process). */
-export interface ConformanceSubject {
-  readonly store: ConformanceStore;
-  another(): ConformanceStore;
-}
 
 const T0 = '2026-01-02T03:04:05.000Z';
 export const fixedClock: Clock = { now: () => new Date(T0), sleep: () => Promise.resolve() };
