@@ -10,6 +10,9 @@ const refusal = (code: grpc.status, message: string): grpc.ServiceError =>
 const TOKEN_FIX =
   "set SVC_WORKER_TOKEN (worker.token) on the worker to one of the coordinator's tokens (coordinator.tokens, SVC_COORDINATOR_TOKENS)";
 
+/** Refusals remembered for log-once; past it, they are forgotten (and logged again). */
+const MAX_LOGGED = 1_000;
+
 const first = (md: grpc.Metadata, key: string): string | undefined => {
   const v = md.get(key)[0];
   return typeof v === 'string' ? v : undefined;
@@ -39,6 +42,8 @@ export class WorkerAuth {
     if (problem === undefined) return undefined;
     const key = `${worker}\0${problem.reason}`;
     if (!this.#logged.has(key)) {
+      // bounded: callers choose the worker names, and an unauthenticated one may send many
+      if (this.#logged.size >= MAX_LOGGED) this.#logged.clear();
       this.#logged.add(key);
       this.#warn(
         `refused worker "${worker}" (${peerHost(peer)}): ${problem.message} (logged once per worker and reason)`,
