@@ -31,7 +31,8 @@ DOCKERD_LOG=/var/log/trellis-dockerd.log
 # chromium: the web UI's browser tests (tests/e2e/web), driven by playwright-core.
 # postgresql: initdb and pg_ctl for the private PostgreSQL of the store tests (testkit startPostgres);
 # the tests never use the cluster the package sets up on 5432.
-APT_PKGS=(docker.io redis-server openssh-server busybox-static chromium prometheus postgresql)
+# jq, curl: docs/ci.md's shell examples (tests/docs/ci.e2e.test.ts); openssl: the TLS tests make certificates.
+APT_PKGS=(docker.io redis-server openssh-server busybox-static chromium prometheus postgresql jq curl openssl)
 SKIP_SYSTEM=${SETUP_SKIP_SYSTEM:-0}
 
 PNPM_PID=
