@@ -95,7 +95,7 @@ export const apiHarness = (
     health: () => Promise.resolve({}),
     metrics: () => Promise.resolve({ contentType: 'text/plain', body: '' }),
     ...(opts.queueConfig ? { queueConfig: opts.queueConfig } : {}),
-    ...(opts.workers ? { workers: opts.workers } : {}),
+    ...(opts.workers ? workersOf(opts.workers) : {}),
     ...webhooksOf(opts.webhooks?.(runEvents, home)),
   };
   return {
@@ -179,3 +179,17 @@ const catalogDefinitions = (catalog: DagFileLoader): DagDefinitions => {
     isSuspended: () => false,
   };
 };
+
+/**
+ * A coordinator's worker deps over a fixed registry: GET /workers lists it, and cordon, drain and
+ * uncordon answer the listed worker in its new state (404 for another id), as the coordinator does.
+ */
+const workersOf = (
+  workers: NonNullable<HttpDeps['workers']>,
+): Pick<HttpDeps, 'workers' | 'setWorkerState'> => ({
+  workers,
+  setWorkerState: (id, state) => {
+    const w = workers().find((x) => x.id === id);
+    return w && { ...w, state };
+  },
+});
