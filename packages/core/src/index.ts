@@ -5,3 +5,4 @@ export * from './ports/id-generator.js';
 export * from './ports/process-runner.js';
 export * from './config/index.js';
 export * from './paths/home.js';
+export * from './events/event-names.js';

@@ -1,28 +1,14 @@
 import * as z from 'zod';
+import { RUN_EVENT_NOUNS, RUN_EVENT_TYPES } from '../events/event-names.js';
 import { checkUniqueNames, intAtLeast, section, text } from './schema-helpers.js';
 
 /*
  * `webhooks` of config.yaml: completion callbacks (docs/configuration.md, "Webhooks"). Events are
- * named as on the event stream (packages/services/src/events/run-events.ts lists them; a
- * services unit test keeps the two lists equal).
+ * named as on the event stream (packages/core/src/events/event-names.ts lists them for both).
  */
 
-/** Event types and nouns a subscription may name (`run` = every `run:*`). */
-export const WEBHOOK_EVENT_NAMES = [
-  'run',
-  'step',
-  'queue',
-  'worker',
-  'run:queued',
-  'run:started',
-  'run:finished',
-  'step:started',
-  'step:finished',
-  'queue:entered',
-  'queue:left',
-  'worker:joined',
-  'worker:lost',
-] as const;
+/** Event types and nouns a subscription may name (`run` = every `run:*`), as on the event stream. */
+export const WEBHOOK_EVENT_NAMES = [...RUN_EVENT_NOUNS, ...RUN_EVENT_TYPES] as const;
 
 const URL_HINT = 'use an absolute http(s) URL, e.g. https://ci.example.com/hooks/trellis';
 

@@ -5,22 +5,9 @@
  * metrics and webhooks can subscribe the same way.
  */
 
-/** Every event type, `noun:verb` (docs/api.md lists what each carries). */
-export const RUN_EVENT_TYPES = [
-  'run:queued',
-  'run:started',
-  'run:finished',
-  'step:started',
-  'step:finished',
-  'queue:entered',
-  'queue:left',
-  'worker:joined',
-  'worker:lost',
-] as const;
-export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+import type { RunEventType } from '@trellis/core';
 
-/** The nouns a `type` filter may name instead of one type (`run` = every `run:*`). */
-export const RUN_EVENT_NOUNS = ['run', 'step', 'queue', 'worker'] as const;
+export { RUN_EVENT_NOUNS, RUN_EVENT_TYPES, type RunEventType } from '@trellis/core';
 
 /** An event as published: what happened to which run (worker events name no run). */
 export interface RunEventInput {
