@@ -80,7 +80,7 @@ export {
 } from './events/run-events.js';
 export { DEFAULT_EVENT_RETENTION, InMemoryRunEvents } from './events/in-memory-run-events.js';
 export { RecordTransitions } from './events/record-transitions.js';
-export { waitForFinalRun, type RunWaitDeps } from './events/run-wait.js';
+export { waitForFinalRun, type FinalRecords, type RunWaitDeps } from './events/run-wait.js';
 export {
   followStepLog,
   type StepLogFollowDeps,

@@ -88,6 +88,7 @@ export const apiHarness = (
     runs,
     reads: new RunReads(opts.reads ?? store),
     events: runEvents,
+    finals: transitions,
     idempotency: idempotencyIn(home, opts.idempotencyClock ?? systemClock),
     ...(opts.sse ? { sse: opts.sse } : {}),
     auth: opts.auth ?? noAuth,

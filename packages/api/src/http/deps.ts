@@ -3,6 +3,7 @@ import type { WorkerInfo } from '@trellis/contract';
 import type {
   CustomQueue,
   DagDefinitions,
+  FinalRecords,
   IdempotentTriggers,
   RunEvents,
   RunReads,
@@ -49,6 +50,8 @@ export interface HttpDeps {
    * and the live log stream. Absent: those answer 503 service_unavailable.
    */
   readonly events?: RunEvents;
+  /** The records of runs that just ended, for the waiters their end wakes (run-wait.ts). */
+  readonly finals?: FinalRecords;
   /** Heartbeat and buffer bound of the event streams. @default 15 s, 1 MiB */
   readonly sse?: SseOptions;
   /**

@@ -33,7 +33,12 @@ export const findOrWait = async (
   try {
     const seconds = query.timeout ?? WAIT_TIMEOUT_DEFAULT_SECONDS;
     return await waitForFinalRun(
-      { reads: deps.reads, events, clock: deps.clock },
+      {
+        reads: deps.reads,
+        events,
+        clock: deps.clock,
+        ...(deps.finals ? { finals: deps.finals } : {}),
+      },
       ref,
       seconds * 1000,
       gone.signal,

@@ -42,6 +42,8 @@ export interface Runtime {
    * streams): every record the store writes feeds it, local and remote runs alike.
    */
   readonly runEvents: InMemoryRunEvents;
+  /** Turns saved records into `runEvents`; keeps the records of runs that just ended. */
+  readonly transitions: RecordTransitions;
   /** OpenTelemetry tracing of the runs of DAGs with `otel.enabled`; `shutdown()` before exit. */
   readonly tracer: RunTracer;
   /** Distributed mode's coordinator and dispatcher (with `opts.fleet` and `redis.url`). */
@@ -143,7 +145,8 @@ export const makeRuntime = async (
     io.err(
       `note: run ${r.dagRunId} of DAG "${r.name}" was left running by a process that died; marked failed`,
     );
-  return { config, store, dags, runs, events, runEvents, tracer, ...(fleet ? { fleet } : {}) };
+  const withFleet = fleet ? { fleet } : {};
+  return { config, store, dags, runs, events, runEvents, transitions, tracer, ...withFleet };
 };
 
 /** How old the DAG list's latest runs of another process may be (issue 21: within a second). */

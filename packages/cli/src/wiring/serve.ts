@@ -209,6 +209,7 @@ const httpDepsOf = (
     runs: rt.runs,
     reads: new RunReads(rt.store),
     events: rt.runEvents,
+    finals: rt.transitions,
     idempotency: new IdempotentTriggers({
       journal: new FsIdempotencyJournal({
         dir: join(rt.config.paths.dataDir, 'idempotency'),

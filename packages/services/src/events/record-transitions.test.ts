@@ -61,4 +61,35 @@ describe('RecordTransitions', () => {
     t.recordSaved(record(RunStatus.Succeeded, [node('a', NodeStatus.Succeeded)]));
     expect(types).toEqual(['run:started', 'run:finished', 'run:started', 'run:finished']);
   });
+
+  it('keeps the last saved record of a run that ended, and forgets it when the run goes on', () => {
+    const t = new RecordTransitions(new InMemoryRunEvents({ clock }));
+    const ref = { name: 'd', dagRunId: 'r' };
+    t.recordSaved(record(RunStatus.Running, [node('a', NodeStatus.Running)]));
+    expect(t.lastFinal(ref)).toBeUndefined();
+    const failed = record(RunStatus.Failed, [node('a', NodeStatus.Failed)]);
+    t.recordSaved(failed);
+    expect(t.lastFinal(ref)).toBe(failed);
+    const again = { ...failed, error: 'logs closed' };
+    t.recordSaved(again); // saved again: the newest save is the one kept
+    expect(t.lastFinal(ref)).toBe(again);
+    t.recordSaved(record(RunStatus.Running, [node('a', NodeStatus.Running)])); // retried
+    expect(t.lastFinal(ref)).toBeUndefined();
+    expect(t.lastFinal({ name: 'd', dagRunId: 'other' })).toBeUndefined();
+  });
+
+  it('keeps whole records of the last 64 ended runs only', () => {
+    const t = new RecordTransitions(new InMemoryRunEvents({ clock }));
+    for (let i = 0; i < 65; i++) {
+      const id = `r${i}`;
+      t.recordSaved({
+        ...record(RunStatus.Succeeded, []),
+        dagRunId: id,
+        root: { name: 'd', dagRunId: id },
+      });
+    }
+    expect(t.lastFinal({ name: 'd', dagRunId: 'r0' })).toBeUndefined();
+    expect(t.lastFinal({ name: 'd', dagRunId: 'r1' })?.dagRunId).toBe('r1');
+    expect(t.lastFinal({ name: 'd', dagRunId: 'r64' })?.dagRunId).toBe('r64');
+  });
 });

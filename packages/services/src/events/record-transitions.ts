@@ -6,11 +6,17 @@ import {
   nodeStatusLabel,
   runStatusLabel,
 } from '@trellis/core';
-import type { DagRunRecord, NodeRecord } from '@trellis/spec';
+import type { DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
 import type { RunEventInput, RunEvents } from './run-events.js';
+import type { FinalRecords } from './run-wait.js';
 
 /** How many ended runs are remembered against a repeated final save. */
 const ENDED_KEPT = 10_000;
+/** How many ended runs' last saved records are kept whole, for the waiters they wake. */
+const FINALS_KEPT = 64;
+
+const keyOf = (root: string, name: string, dagRunId: string): string =>
+  `${root}/${name}/${dagRunId}`;
 
 type Publish = (type: RunEventInput['type'], data: Record<string, unknown>) => void;
 
@@ -30,8 +36,13 @@ const nodesOf = (r: DagRunRecord): NodeRecord[] =>
  * alike), and this compares with the last record it saw of that run. It remembers runs until
  * they end, so its memory is the runs not yet final.
  */
-export class RecordTransitions {
+export class RecordTransitions implements FinalRecords {
   readonly #events: RunEvents;
+  /**
+   * The last saved record of the runs that ended lately (the last {@link FINALS_KEPT}): a client
+   * woken by a `run:finished` is answered from here instead of reading back what was just written.
+   */
+  readonly #finals = new Map<string, DagRunRecord>();
   readonly #seen = new Map<string, Seen>();
   /**
    * The final status of runs that ended lately (the last {@link ENDED_KEPT}), so a final record
@@ -45,7 +56,8 @@ export class RecordTransitions {
 
   /** Publishes what changed between the last saved record of this run and `r`. */
   recordSaved(r: DagRunRecord): void {
-    const key = `${r.root.dagRunId}/${r.name}/${r.dagRunId}`;
+    const key = keyOf(r.root.dagRunId, r.name, r.dagRunId);
+    this.#keepFinal(key, r);
     const prev = this.#seen.get(key);
     if (!prev && this.#ended.get(key) === r.status) return; // the same end, saved again
     this.#ended.delete(key);
@@ -71,6 +83,20 @@ export class RecordTransitions {
       this.#ended.set(key, r.status);
       if (this.#ended.size > ENDED_KEPT) this.#ended.delete(this.#ended.keys().next().value ?? '');
     } else if (!prev) this.#seen.set(key, seen);
+  }
+
+  /** The last record saved of the top-level run `ref` when it ended lately, else undefined. */
+  lastFinal(ref: RunRef): DagRunRecord | undefined {
+    return this.#finals.get(keyOf(ref.dagRunId, ref.name, ref.dagRunId));
+  }
+
+  /** Keeps `r` when final (the newest save wins), forgets the run's record when it is not. */
+  #keepFinal(key: string, r: DagRunRecord): void {
+    this.#finals.delete(key);
+    if (!isFinalRunStatus(r.status)) return;
+    this.#finals.set(key, r);
+    if (this.#finals.size > FINALS_KEPT)
+      this.#finals.delete(this.#finals.keys().next().value ?? '');
   }
 
   #nodesChanged(r: DagRunRecord, seen: Seen, publish: Publish): void {

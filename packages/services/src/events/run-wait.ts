@@ -3,11 +3,21 @@ import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { RunReads } from '../runs/run-reads.js';
 import type { RunEvents } from './run-events.js';
 
+/** The records of runs that just ended, as saved (`RecordTransitions` keeps the last few). */
+export interface FinalRecords {
+  lastFinal(ref: RunRef): DagRunRecord | undefined;
+}
+
 /** What {@link waitForFinalRun} needs. */
 export interface RunWaitDeps {
   readonly reads: RunReads;
   readonly events: RunEvents;
   readonly clock: Clock;
+  /**
+   * Where a waiter woken by the run's end finds the record just saved, instead of reading it
+   * back from the store (a few ms on a busy machine). Absent or not there: read from the store.
+   */
+  readonly finals?: FinalRecords;
 }
 
 /**
@@ -27,10 +37,13 @@ export const waitForFinalRun = async (
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
+  let ended = false;
   const sub = deps.events.subscribe(
     { dag: id.name, dagRunId: id.dagRunId, types: ['run:finished'] },
     (e) => {
-      if (e.dagRunId === id.dagRunId) stop.abort();
+      if (e.dagRunId !== id.dagRunId) return;
+      ended = true;
+      stop.abort();
     },
   );
   try {
@@ -38,7 +51,8 @@ export const waitForFinalRun = async (
     const now = await deps.reads.find(id);
     if (isFinalRunStatus(now.status)) return now;
     await deps.clock.sleep(timeoutMs, stop.signal).catch(() => undefined);
-    return await deps.reads.find(id);
+    const saved = ended ? deps.finals?.lastFinal(id) : undefined;
+    return saved ?? (await deps.reads.find(id));
   } finally {
     sub.unsubscribe();
     signal?.removeEventListener('abort', onAbort);
