@@ -200,4 +200,23 @@ describe('spawner process runner', () => {
     expect(await again.exited).toEqual({ exitCode: 0, signal: null });
     expect(io.stdout.text).toBe('back\n');
   });
+
+  it('ends the spawner after idleExitMs with no child, and makes a new one for the next start', async () => {
+    const runner = new SpawnerProcessRunner({ idleExitMs: 100 });
+    const io = { stdout: new TextSink(), stderr: new TextSink() };
+    const first = runner.spawnerPid as number;
+    expect(isAlive(first)).toBe(true);
+    const busy = runner.start(
+      { command: '/bin/sh', args: ['-c', 'sleep 0.3; echo one'], cwd: dir, env },
+      io,
+    );
+    expect(await busy.exited).toEqual({ exitCode: 0, signal: null });
+    await expect.poll(() => isAlive(first), { timeout: 10_000 }).toBe(false);
+    expect(runner.spawnerPid).toBeUndefined();
+    const again = runner.start({ command: '/bin/sh', args: ['-c', 'echo two'], cwd: dir, env }, io);
+    expect(await again.exited).toEqual({ exitCode: 0, signal: null });
+    expect(runner.spawnerPid).not.toBe(first);
+    expect(io.stdout.text).toBe('one\ntwo\n');
+    expect(io.stderr.text).toBe(''); // a planned exit is no lost process
+  });
 });

@@ -1,6 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ProcessRunner, ProcessSpec, RunningProcess } from '@trellis/core';
 import type { NodeProcessRunnerOptions } from './node-process-runner.js';
+
+/** {@link SpawnerProcessRunner}'s options. */
+export interface SpawnerProcessRunnerOptions extends NodeProcessRunnerOptions {
+  /**
+   * How long the spawner stays after its last child ended: it exits then (a Node process costs
+   * about 40 MB of memory even idle) and the next start makes a new one (about 40 ms). @default 60000
+   */
+  readonly idleExitMs?: number;
+}
 import { killGroup, startFailureMessage } from './process-group.js';
 import { SPAWNER_SOURCE } from './spawner.source.js';
 
@@ -39,19 +48,29 @@ interface Tracked {
  * Behaves like {@link NodeProcessRunner} otherwise: own process group, `kill` to the group (also
  * before the pid is known), the output drain limit, exit code 127 and a message for a failed
  * start. The spawner starts with the runner (so the first step does not wait about 40 ms for
- * it), keeps this process alive only while a child runs, and exits with it. If the spawner dies,
+ * it), keeps this process alive only while a child runs, and exits with it, or after
+ * `idleExitMs` with no child (an idle server holds one Node process, not two). If the spawner dies,
  * its processes are reported as exited with a line on their stderr, and the next start creates a
  * new one.
  */
 export class SpawnerProcessRunner implements ProcessRunner {
   readonly #drainMs: number;
+  readonly #idleExitMs: number;
   #spawner: ChildProcess | undefined;
+  #idleTimer: NodeJS.Timeout | undefined;
   readonly #tracked = new Map<number, Tracked>();
   #nextId = 0;
 
-  constructor(options: NodeProcessRunnerOptions = {}) {
+  constructor(options: SpawnerProcessRunnerOptions = {}) {
     this.#drainMs = options.outputDrainMs ?? 2000;
+    this.#idleExitMs = options.idleExitMs ?? 60_000;
     this.#helper();
+    this.#idle();
+  }
+
+  /** The spawner's pid while there is one (tests and diagnostics). */
+  get spawnerPid(): number | undefined {
+    return this.#spawner?.pid;
   }
 
   start(spec: ProcessSpec, io: Io): RunningProcess {
@@ -62,6 +81,7 @@ export class SpawnerProcessRunner implements ProcessRunner {
     const exitedP = new Promise<Exit>((r) => (exited = r));
     const t: Tracked = { spec, io, pid: undefined, early: [], paused: new Set(), started, exited };
     const helper = this.#helper();
+    clearTimeout(this.#idleTimer);
     this.#tracked.set(id, t);
     if (this.#tracked.size === 1) hold(helper, true);
     const { command, args, cwd, env } = spec;
@@ -140,9 +160,24 @@ export class SpawnerProcessRunner implements ProcessRunner {
     });
   }
 
+  /** Ends the spawner once it has had no child for `idleExitMs` (the next start makes one). */
+  #idle(): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => {
+      const helper = this.#spawner;
+      if (helper === undefined || this.#tracked.size > 0) return;
+      this.#spawner = undefined; // a planned exit: nothing to report lost
+      helper.disconnect();
+    }, this.#idleExitMs);
+    this.#idleTimer.unref();
+  }
+
   #finish(helper: ChildProcess, id: number, t: Tracked, exit: Exit): void {
     this.#tracked.delete(id);
-    if (this.#tracked.size === 0) hold(helper, false);
+    if (this.#tracked.size === 0) {
+      hold(helper, false);
+      this.#idle();
+    }
     t.started(t.pid);
     t.exited(exit);
   }
