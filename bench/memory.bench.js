@@ -1,0 +1,86 @@
+// Memory of `trellis start-all` (issue 21 targets, 2-core machine): idle, the whole process
+// tree, under 80 MB; and as history grows, RSS 3 s after the last of N runs of one DAG, under
+// 120 MB at 20,000 runs and flat in the number of runs kept. RSS is read from /proc for the
+// server and every process under it (the spawner helper while it runs: it exits after 60 s
+// with no step to start).
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sleep, startServer } from './util.js';
+
+const STEPS = [1000, 10_000, 20_000];
+const IN_FLIGHT = 8;
+
+const rssMb = (pid) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+  } catch {
+    return 0; // gone meanwhile
+  }
+};
+
+/** The pids of `pid` and every process below it. */
+const treeOf = (pid) => {
+  const parents = new Map();
+  for (const p of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      parents.set(Number(p), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++)
+    for (const [p, pp] of parents) if (pp === tree[i]) tree.push(p);
+  return tree;
+};
+
+const treeMb = (pid) => treeOf(pid).reduce((sum, p) => sum + rssMb(p), 0);
+
+/** Runs `count` more runs of DAG `one`, IN_FLIGHT at a time, each awaited to its end. */
+const runMore = async (server, count) => {
+  let left = count;
+  const client = async () => {
+    while (left > 0) {
+      left--;
+      const { dagRunId } = await server.post('/dags/one/start', {});
+      const r = await server.get(`/dag-runs/one/${dagRunId}?waitFor=final&timeout=60`);
+      if (r.dagRunDetails.status !== 4)
+        throw new Error(`run ${dagRunId}: status ${r.dagRunDetails.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, client));
+};
+
+export default async function run() {
+  const home = mkdtempSync(join(tmpdir(), 'trellis-bench-memory-'));
+  mkdirSync(join(home, 'dags'));
+  writeFileSync(
+    join(home, 'dags', 'one.yaml'),
+    `maxActiveRuns: ${IN_FLIGHT}\nsteps:\n  - {name: a, command: "true"}\n`,
+  );
+  const server = await startServer(home);
+  try {
+    await sleep(3000);
+    const withSpawner = treeMb(server.pid);
+    for (let s = 0; treeOf(server.pid).length > 1 && s < 70; s++) await sleep(1000);
+    console.log(
+      `idle RSS, whole process tree: ${treeMb(server.pid).toFixed(1)} MB once the spawner left (target < 80 MB); ${withSpawner.toFixed(1)} MB with it, 3 s after start`,
+    );
+    let done = 0;
+    const rows = [];
+    for (const n of STEPS) {
+      await runMore(server, n - done);
+      done = n;
+      await sleep(3000);
+      rows.push(`${n}: ${treeMb(server.pid).toFixed(1)} MB`);
+    }
+    console.log(
+      `RSS 3 s after the last of N runs (whole tree): ${rows.join(', ')} (target < 120 MB at 20,000, flat)`,
+    );
+  } finally {
+    await server.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
