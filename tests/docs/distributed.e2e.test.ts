@@ -159,7 +159,14 @@ describe('docs/distributed.md, two empty hosts to a secured fleet', () => {
     });
     const runId = /running run (\S+)/.exec(worker ?? '')?.[1];
     expect(runId).toBeDefined();
-    expect(results.at(-1)?.output).toContain(runId);
+    expect(results.find((r) => r.output.includes(`run ${runId ?? '?'}`))).toBeDefined();
+    // the lifecycle commands, last: cordon, uncordon, then drain, and the worker exits with 0
+    expect(results.at(-1)?.output).toMatch(/is cordoned[\s\S]*is draining/);
+    const workerProc = serving[2]!.proc;
+    const [code] = (
+      workerProc.exitCode !== null ? [workerProc.exitCode] : await once(workerProc, 'exit')
+    ) as [number | null];
+    expect(code).toBe(0);
     // host B never held a private key but its own
     const files = readdirSync(hosts.b, { recursive: true, encoding: 'utf8' });
     expect(files.filter((f) => f.endsWith('key.pem'))).toEqual([
