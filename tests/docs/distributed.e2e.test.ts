@@ -147,6 +147,18 @@ describe('docs/distributed.md, two empty hosts to a secured fleet', () => {
     expect(blocks.filter((b) => b.host === 'b' && !b.serve)).toHaveLength(1);
   });
 
+  it("gives Redis users exactly docs/security.md's rights (one source of the rules)", () => {
+    const rights = (text: string): string[] =>
+      [...text.matchAll(/ACL SETUSER \S+ on (?:'[^']*'|"[^"]*") resetkeys \S+ (.*)$/gm)].map(
+        (m) => m[1] ?? '',
+      );
+    const ours = rights(blocks.map((b) => b.text).join('\n'));
+    const theirs = new Set(rights(readFileSync(join(ROOT, 'docs', 'security.md'), 'utf8')));
+    expect(ours).toHaveLength(2);
+    expect(theirs.size).toBe(1);
+    for (const r of ours) expect(theirs.has(r), r).toBe(true);
+  });
+
   it('runs every block: the worker joins over mutual TLS with its token and runs the DAG', async () => {
     for (const b of blocks) await (b.serve ? serve(b) : run(b));
     const [, coordinator, worker] = serving.map((s) => s.output());
