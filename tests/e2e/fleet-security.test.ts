@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,13 @@ import {
   type PrivateRedis,
   type WorkerProcess,
 } from '@trellis/dispatch/testing';
-import { BIN, callApi, startAll, untilFinal, type StartAll } from './support/start-all.js';
+import {
+  listWorkers as listWorkersOf,
+  runCli,
+  untilWorkers as untilWorkersOf,
+  type ListedWorker,
+} from './support/fleet.js';
+import { callApi, startAll, untilFinal, type StartAll } from './support/start-all.js';
 
 /**
  * Issue 19 items 1 and 5 with real processes: `trellis start-all` accepting two worker tokens (a
@@ -32,22 +38,10 @@ const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
 
 const call = (method: string, path: string, body?: unknown) => callApi(base, method, path, body);
 
-type Worker = { id: string; state: string; slots_busy: number; slots_total: number } & Record<
-  string,
-  unknown
->;
-const listWorkers = async (): Promise<Worker[]> =>
-  (await call('GET', '/workers')).body.workers as Worker[];
-
+const listWorkers = () => listWorkersOf(base);
 /** Polls GET /workers until `ok` holds (20 ms apart, 10 s at most). */
-const untilWorkers = async (ok: (ws: Worker[]) => boolean, what: string): Promise<Worker[]> => {
-  for (let i = 0; i < 500; i++) {
-    const ws = await listWorkers();
-    if (ok(ws)) return ws;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`GET /workers never showed ${what}: ${JSON.stringify(await listWorkers())}`);
-};
+const untilWorkers = (ok: (ws: ListedWorker[]) => boolean, what: string) =>
+  untilWorkersOf(base, ok, what, 500);
 
 const spawnTokenWorker = (id: string, token: string | undefined, noWait = false) =>
   spawnWorker({
@@ -62,15 +56,7 @@ const spawnTokenWorker = (id: string, token: string | undefined, noWait = false)
     noWait,
   });
 
-/** Runs the built CLI to its end: exit code and output. */
-const cli = async (args: string[], env: NodeJS.ProcessEnv = ENV) => {
-  const p = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  p.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const [code] = (await once(p, 'exit')) as [number | null];
-  return { code, out };
-};
+const cli = (args: string[], env: NodeJS.ProcessEnv = ENV) => runCli(args, env);
 
 /** Starts a run of `dag` and resolves with its id and the worker that runs it. */
 const startOn = async (dag: string): Promise<{ id: string; worker: string }> => {

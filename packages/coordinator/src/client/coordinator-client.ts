@@ -3,6 +3,7 @@ import type { Clock } from '@trellis/core';
 import { coordinatorService } from '../proto/load-proto.js';
 import { channelCredentials, type TlsFiles } from '../server/credentials.js';
 import { identityInterceptor, type CallIdentity } from './call-metadata.js';
+import { tlsHint } from './tls-hint.js';
 import type {
   CancelAck,
   CancelRequest,
@@ -76,6 +77,7 @@ export class CoordinatorClient {
   readonly #raw: RawClient;
   readonly #timeout: number;
   readonly #clock: Clock;
+  readonly #tls: TlsFiles | undefined;
   /** The open heartbeat stream and the heartbeats waiting for their replies, oldest first. */
   #beats: HeartbeatStream | undefined;
 
@@ -90,6 +92,12 @@ export class CoordinatorClient {
     }) as unknown as RawClient;
     this.#timeout = opts.callTimeoutMs ?? 5_000;
     this.#clock = opts.clock;
+    this.#tls = opts.tls;
+  }
+
+  /** What to change when a call failed in the TLS handshake, or '' (see `tlsHint`). */
+  hint(e: unknown): string {
+    return tlsHint((e as Error | null)?.message ?? String(e), this.#tls);
   }
 
   #deadline(factor: number): number {

@@ -41,6 +41,8 @@ export class CoordinatorLink {
   #connected: boolean | undefined;
   /** The last failure was the coordinator refusing this worker (token, protocol version). */
   #refused = false;
+  /** What the last failure told the operator to change ('' for none): a new advice is logged. */
+  #hint = '';
   #heartbeats: Promise<void> | undefined;
   #commands: Promise<void> | undefined;
 
@@ -113,14 +115,16 @@ export class CoordinatorLink {
         wait = every;
       } catch (e) {
         const refused = isWorkerRefused(e);
-        if (this.#connected !== false || refused !== this.#refused)
+        const hint = refused ? '' : agent.client.hint(e);
+        if (this.#connected !== false || refused !== this.#refused || hint !== this.#hint)
           agent.log(
             refused
               ? `the coordinator refused this worker: ${(e as { details?: string }).details ?? (e as Error).message}`
-              : `coordinator unreachable (${(e as Error).message}): retrying`,
+              : `coordinator unreachable (${(e as Error).message}${hint ? `; ${hint}` : ''}): retrying`,
           );
         this.#connected = false;
         this.#refused = refused;
+        this.#hint = hint;
         // Back-off up to 4 s: a returning coordinator sees this worker again within seconds.
         wait = Math.min(Math.max(wait * 2, every), 4 * every);
       }
