@@ -4,3 +4,4 @@ export declare const staleBuilds: (root: string) => {
   tsc: string | undefined;
   web: string | undefined;
 };
+export declare const markBuilt: (root: string, at: Date) => void;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { globToRegExp, staleBuilds } from './staleness.mjs';
+import { globToRegExp, markBuilt, staleBuilds } from './staleness.mjs';
 
 let root: string;
 
@@ -99,6 +99,23 @@ describe('staleBuilds', () => {
       tsc: 'packages/a has sources newer than its build',
       web: 'packages/web has sources newer than its build',
     });
+  });
+});
+
+describe('markBuilt', () => {
+  it('marks a build current after tsc -b changed nothing for a newer package.json', () => {
+    built();
+    put('packages/a/package.json', 10);
+    expect(staleBuilds(root).tsc).toBe('packages/a has sources newer than its build');
+    markBuilt(root, new Date(Date.now() - 5000));
+    expect(staleBuilds(root).tsc).toBeUndefined();
+  });
+
+  it('never marks a source changed after the build started', () => {
+    built();
+    put('packages/a/src/index.ts', 1);
+    markBuilt(root, new Date(Date.now() - 5000));
+    expect(staleBuilds(root).tsc).toBe('packages/a has sources newer than its build');
   });
 });
 
