@@ -10,13 +10,14 @@
 #   local/trellis-redis:7      redis-server and redis-cli (this host's Debian package) with their
 #                              libraries, busybox, a `redis` user (uid 999) owning /data.
 #   local/trellis-host:20      a clean "host without Docker" for the install script's test:
-#                              node, npm, busybox and Debian's useradd/groupadd, nothing else.
+#                              node, npm, busybox, Debian's useradd/groupadd and systemd-analyze
+#                              with systemd's own units (to verify the installed ones), no more.
 #
 # docs/decisions.md says why these are made from the host's binaries rather than a debootstrap
 # root. Idempotent: an image is rebuilt only when its inputs changed (this script, the versions
 # of node, npm, redis and busybox), recorded in its `trellis.base.inputs` label; otherwise it is
 # left as it is (about 0.3 s in all). Needs: docker, node 20 at /usr/bin/node, redis-server,
-# busybox-static, passwd (useradd). Usage: bash scripts/base-images.sh
+# busybox-static, passwd (useradd), systemd (systemd-analyze). Usage: bash scripts/base-images.sh
 set -euo pipefail
 
 NODE=${TRELLIS_BASE_NODE:-/usr/bin/node}
@@ -28,8 +29,9 @@ die() {
   exit 1
 }
 
-for f in "$NODE" "$BUSYBOX" /usr/bin/redis-server /usr/bin/redis-cli /usr/sbin/useradd; do
-  [ -x "$f" ] || die "$f is missing (install nodejs 20, busybox-static, redis-server and passwd)"
+for f in "$NODE" "$BUSYBOX" /usr/bin/redis-server /usr/bin/redis-cli /usr/sbin/useradd \
+  /usr/bin/systemd-analyze; do
+  [ -x "$f" ] || die "$f is missing (install nodejs 20, busybox-static, redis-server, passwd, systemd)"
 done
 [ -f "$NPM_DIR/bin/npm-cli.js" ] || die "npm not found in $NPM_DIR (set TRELLIS_BASE_NPM_DIR)"
 case "$("$NODE" --version)" in
@@ -44,7 +46,7 @@ INPUTS=$(
     "$NODE" "$NPM_DIR/bin/npm-cli.js" --version
     /usr/bin/redis-server --version
     "$BUSYBOX" | head -1
-    dpkg-query -W -f='${Version}' passwd 2>/dev/null || true
+    dpkg-query -W -f='${Version} ' passwd systemd 2>/dev/null || true
   } | sha256sum | cut -c1-16
 )
 
@@ -139,7 +141,10 @@ build_host() {
   mkdir -p "$root/usr/local/lib/node_modules"
   cp -a "$NPM_DIR" "$root/usr/local/lib/node_modules/npm"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
-  copy_with_libs "$root" /usr/sbin/useradd /usr/sbin/groupadd
+  copy_with_libs "$root" /usr/sbin/useradd /usr/sbin/groupadd /usr/bin/systemd-analyze
+  # the units systemd ships (sysinit.target...), which `systemd-analyze verify` resolves
+  mkdir -p "$root/usr/lib/systemd"
+  cp -a /usr/lib/systemd/system "$root/usr/lib/systemd/system"
   cp /etc/login.defs "$root/etc/login.defs"
   mkdir -p "$root/etc/default" "$root/home" "$root/var/lib" "$root/etc/systemd/system"
   touch "$root/etc/shadow" "$root/etc/gshadow"
