@@ -1,9 +1,22 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toStoreError, type PgDb } from '../db/pg-db.js';
 
-/** The package's `migrations/` folder (beside `src/` and `dist/`). */
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+/**
+ * The package's `migrations/` folder, the nearest one above this module: beside `src/` and
+ * `dist/` in the repository, beside the bundle's `dist/` in the packed `trellis` package
+ * (scripts/package.mjs), where this code sits at another depth.
+ */
+const migrationsDir = (): string => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    const candidate = join(dir, 'migrations');
+    if (existsSync(candidate)) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error('the migrations/ folder of @trellis/store-pg was not found above its code');
+};
 
 /**
  * The advisory lock key under which migrations are applied: two instances starting together
@@ -28,7 +41,7 @@ export interface MigrationState {
 
 const FILE_NAME = /^(\d+)_([a-z0-9_]+)\.sql$/;
 
-const loadMigrations = (dir = MIGRATIONS_DIR): Migration[] =>
+const loadMigrations = (dir = migrationsDir()): Migration[] =>
   readdirSync(dir)
     .map((f) => ({ f, m: FILE_NAME.exec(f) }))
     .filter((x): x is { f: string; m: RegExpExecArray } => x.m !== null)

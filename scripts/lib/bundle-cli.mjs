@@ -1,0 +1,56 @@
+// Bundles the `trellis` binary (packages/cli/bin/trellis.js, built by `tsc -b`) with esbuild
+// into ES modules under `outDir`: `trellis.js` and the chunks its dynamic imports load, so
+// `trellis --help` parses one small file while `start-all` or `worker` load their own chunks
+// on demand, and no command pays Node's module resolution file by file.
+import { build } from 'esbuild';
+import { join } from 'node:path';
+
+/**
+ * Left out of the bundle (their `require` stays, inside the try/catch each package has around
+ * it, and fails harmlessly at run time): optional native add-ons and optional drivers the
+ * packed package does not ship. Each package falls back to plain JavaScript without them.
+ */
+export const EXTERNAL = [
+  'cpu-features', // ssh2: CPU feature detection for its cipher order
+  'msgpackr-extract', // msgpackr (bullmq): native string extraction
+  'pg-native', // pg: libpq bindings, only with `pg.native`
+  '@valkey/valkey-glide', // bullmq: an alternative Redis client
+];
+
+/*
+ * CommonJS packages in an ES module bundle: esbuild's `require` shim needs a real `require` for
+ * Node's built-ins, and some packages read `__dirname` or `__filename` (in error paths, or to
+ * find optional files); each output file gets its own.
+ */
+const BANNER = [
+  "import { createRequire as __trellisCreateRequire } from 'node:module';",
+  "import { dirname as __trellisDirname } from 'node:path';",
+  "import { fileURLToPath as __trellisFileURLToPath } from 'node:url';",
+  'const require = __trellisCreateRequire(import.meta.url);',
+  'const __filename = __trellisFileURLToPath(import.meta.url);',
+  'const __dirname = __trellisDirname(__filename);',
+].join('\n');
+
+/**
+ * @param {string} root the repository root
+ * @param {string} outDir where the bundle goes (emptied first by the caller)
+ * @returns {Promise<import('esbuild').Metafile>}
+ */
+export const bundleCli = async (root, outDir) => {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { trellis: join(root, 'packages/cli/bin/trellis.js') },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outdir: outDir,
+    chunkNames: '[name]-[hash]',
+    external: EXTERNAL,
+    banner: { js: BANNER },
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return result.metafile;
+};
