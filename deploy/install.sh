@@ -67,6 +67,9 @@ say "installed $PREFIX/bin/trellis $("$PREFIX/bin/trellis" --version)"
 # 3. folders
 install -d -m 0750 -o root -g trellis "$ETC"
 install -d -m 0750 -o trellis -g trellis /var/lib/trellis /var/lib/trellis-worker
+# on a worker host too: a worker runs a step in the folder of its DAG file on the coordinator
+# (/var/lib/trellis/dags) unless the step sets `dir`
+install -d -m 0750 -o trellis -g trellis /var/lib/trellis/dags
 
 # 4. configs and secrets, never overwritten
 put() { # <source or -> <target> <mode>
