@@ -64,25 +64,26 @@ npm install --global --prefix "$PREFIX" --omit=dev --no-audit --no-fund --no-upd
   "$TARBALL" >/dev/null
 say "installed $PREFIX/bin/trellis $("$PREFIX/bin/trellis" --version)"
 
-# 3. folders
-install -d -m 0750 -o root -g trellis "$ETC"
-install -d -m 0750 -o trellis -g trellis /var/lib/trellis /var/lib/trellis-worker
+# 3. folders (mkdir, chown and chmod rather than `install`, which busybox may lack)
+dir() { # <owner:group> <mode> <dir>
+  mkdir -p "$3" && chown "$1" "$3" && chmod "$2" "$3"
+}
+dir root:trellis 0750 "$ETC"
+dir trellis:trellis 0750 /var/lib/trellis
+dir trellis:trellis 0750 /var/lib/trellis-worker
 # on a worker host too: a worker runs a step in the folder of its DAG file on the coordinator
 # (/var/lib/trellis/dags) unless the step sets `dir`
-install -d -m 0750 -o trellis -g trellis /var/lib/trellis/dags
+dir trellis:trellis 0750 /var/lib/trellis/dags
 
 # 4. configs and secrets, never overwritten
 put() { # <source or -> <target> <mode>
   if [ -e "$2" ]; then
     say "kept $2"
-  elif [ "$1" = - ]; then
-    cat >"$2"
-    chown root:trellis "$2" && chmod "$3" "$2"
-    say "wrote $2"
-  else
-    install -m "$3" -o root -g trellis "$1" "$2"
-    say "wrote $2"
+    return
   fi
+  if [ "$1" = - ]; then cat >"$2.new"; else cp "$1" "$2.new"; fi
+  chown root:trellis "$2.new" && chmod "$3" "$2.new" && mv "$2.new" "$2"
+  say "wrote $2"
 }
 put "$HERE/config.yaml" "$ETC/config.yaml" 0640
 put "$HERE/worker.yaml" "$ETC/worker.yaml" 0640
@@ -98,9 +99,12 @@ put - "$ETC/worker.env" 0640 <<'EOF'
 EOF
 
 # 5. units (ours: replaced on upgrade; local changes belong in drop-ins, `systemctl edit`)
-install -d "$UNIT_DIR"
-install -m 0644 "$HERE/trellis-coordinator.service" "$UNIT_DIR/trellis-coordinator.service"
-install -m 0644 "$HERE/trellis-worker@.service" "$UNIT_DIR/trellis-worker@.service"
+mkdir -p "$UNIT_DIR"
+for unit in trellis-coordinator.service trellis-worker@.service; do
+  cp "$HERE/$unit" "$UNIT_DIR/$unit.new"
+  chmod 0644 "$UNIT_DIR/$unit.new"
+  mv "$UNIT_DIR/$unit.new" "$UNIT_DIR/$unit"
+done
 say "installed $UNIT_DIR/trellis-coordinator.service and $UNIT_DIR/trellis-worker@.service"
 if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
   systemctl daemon-reload

@@ -30,7 +30,7 @@ die() {
 }
 
 for f in "$NODE" "$BUSYBOX" /usr/bin/redis-server /usr/bin/redis-cli /usr/sbin/useradd \
-  /usr/bin/systemd-analyze; do
+  /usr/sbin/nologin /usr/bin/systemd-analyze; do
   [ -x "$f" ] || die "$f is missing (install nodejs 20, busybox-static, redis-server, passwd, systemd)"
 done
 [ -f "$NPM_DIR/bin/npm-cli.js" ] || die "npm not found in $NPM_DIR (set TRELLIS_BASE_NPM_DIR)"
@@ -141,12 +141,13 @@ build_host() {
   mkdir -p "$root/usr/local/lib/node_modules"
   cp -a "$NPM_DIR" "$root/usr/local/lib/node_modules/npm"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
-  copy_with_libs "$root" /usr/sbin/useradd /usr/sbin/groupadd /usr/bin/systemd-analyze
+  copy_with_libs "$root" /usr/sbin/useradd /usr/sbin/groupadd /usr/sbin/nologin \
+    /usr/bin/systemd-analyze
   # the units systemd ships (sysinit.target...), which `systemd-analyze verify` resolves
   mkdir -p "$root/usr/lib/systemd"
   cp -a /usr/lib/systemd/system "$root/usr/lib/systemd/system"
   cp /etc/login.defs "$root/etc/login.defs"
-  mkdir -p "$root/etc/default" "$root/home" "$root/var/lib" "$root/etc/systemd/system"
+  mkdir -p "$root/etc/default" "$root/home" "$root/var/lib" "$root/etc/systemd/system" "$root/run"
   touch "$root/etc/shadow" "$root/etc/gshadow"
   chmod 640 "$root/etc/shadow" "$root/etc/gshadow"
   import_root local/trellis-host:20 "$root" 'CMD ["sleep", "infinity"]'
