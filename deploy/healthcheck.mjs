@@ -11,6 +11,7 @@
 // saying why) otherwise.
 import process from 'node:process';
 
+// eslint-disable-next-line no-restricted-properties -- a standalone script in the image, outside the packages: it cannot load @trellis/core's config
 const env = process.env;
 const args = process.argv.slice(2);
 const workerAt = args.indexOf('--worker');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@trellis/dispatch/testing';
 import { callApi, untilFinal } from './support/start-all.js';
@@ -57,7 +58,8 @@ beforeAll(async () => {
   compose = await composeCommand();
   const port = await freePort();
   env = {
-    ...process.env,
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: tmpdir(),
     TRELLIS_IMAGE: await trellisImage(),
     TRELLIS_HTTP_PORT: String(port),
     TRELLIS_REDIS_PASSWORD: secret(),

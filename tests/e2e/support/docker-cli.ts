@@ -24,7 +24,8 @@ export const run = async (
   try {
     const r = await execFileP(cmd, [...args], {
       cwd: opts.cwd ?? ROOT,
-      env: opts.env ?? process.env,
+      // no env: the test process's own (docker and compose find their socket and config)
+      ...(opts.env ? { env: opts.env } : {}),
       timeout: opts.timeoutMs ?? 120_000,
       maxBuffer: 64 * 1024 * 1024,
     });
