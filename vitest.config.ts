@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Projects: `unit` = colocated *.test.ts (no I/O beyond temp files), `int` = *.int.test.ts (real
+ * Projects: `unit` = colocated *.test.ts (no I/O beyond temp files; scripts/ too), `int` = *.int.test.ts (real
  * processes, fs, services; those wiring several packages together live in tests/integration, and
  * tests/corpus runs the DAG corpus end to end),
  * `e2e` = tests/e2e and tests/docs/*.e2e.test.ts (the built binary).
@@ -26,6 +26,7 @@ export default defineConfig({
             'packages/*/test/**/*.test.ts',
             'tests/docs/**/*.test.ts',
             'tests/support/**/*.test.ts',
+            'scripts/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', '**/*.e2e.test.ts', '**/node_modules/**', '**/dist/**'],
         },

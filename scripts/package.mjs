@@ -1,17 +1,20 @@
 #!/usr/bin/env node
-// `pnpm package`: builds what is stale, bundles the CLI, lays out the publishable `trellis`
-// package in dist/package/ and packs it with `pnpm pack` into dist/trellis-<version>.tgz.
-// Prints the tarball's path as its last line. `npm install -g <tgz>` then gives a `trellis`
-// command that needs only Node (docs/operations.md).
+// `pnpm package [--out <dir>]`: builds what is stale, bundles the CLI, lays out the publishable
+// `trellis` package in <dir>/package/ and packs it with `pnpm pack` into
+// <dir>/trellis-<version>.tgz (<dir> defaults to dist/). Prints the tarball's path as its last
+// line. `npm install -g <tgz>` then gives a `trellis` command that needs only Node
+// (docs/operations.md).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { bundleCli } from './lib/bundle-cli.mjs';
 import { stagePackage } from './lib/stage-package.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist');
+const { values } = parseArgs({ options: { out: { type: 'string' } } });
+const out = values.out ? resolve(values.out) : join(root, 'dist');
 const stage = join(out, 'package');
 
 /**

@@ -1,7 +1,7 @@
 // Whether the TypeScript build (`tsc -b`) and the web UI build (`vite build`) are older than
 // their sources, from file times alone, so `pnpm start` skips a build that has nothing to do
 // (scripts/ensure-built.mjs). Without a build output the answer is always "stale".
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 /** Files that every package's build reads besides its own sources. */
@@ -80,7 +80,7 @@ const tscPackages = (root) => {
 const tscReason = (root, pkgDir) => {
   const dir = join(root, pkgDir);
   const config = JSON.parse(readFileSync(join(dir, 'tsconfig.build.json'), 'utf8'));
-  const built = mtimeOf(join(dir, config.compilerOptions?.tsBuildInfoFile ?? 'dist/.tsbuildinfo'));
+  const built = mtimeOf(buildInfoOf(root, pkgDir));
   if (built === 0) return `${pkgDir} is not built`;
   const excluded = /** @type {string[]} */ (config.exclude ?? []).map(globToRegExp);
   const keep = (/** @type {string} */ rel) =>
@@ -93,6 +93,25 @@ const tscReason = (root, pkgDir) => {
     newestOf(SHARED_INPUTS.map((f) => join(root, f))),
   );
   return inputs > built ? `${pkgDir} has sources newer than its build` : undefined;
+};
+
+/** @param {string} root @param {string} pkgDir */
+const buildInfoOf = (root, pkgDir) => {
+  const config = JSON.parse(readFileSync(join(root, pkgDir, 'tsconfig.build.json'), 'utf8'));
+  return join(root, pkgDir, config.compilerOptions?.tsBuildInfoFile ?? 'dist/.tsbuildinfo');
+};
+
+/**
+ * After a successful `tsc -b` that started at `at`: every package's `.tsbuildinfo` older than
+ * `at` gets `at` as its time (the build checked it against every source as of then).
+ * @param {string} root
+ * @param {Date} at
+ */
+export const markBuilt = (root, at) => {
+  for (const pkg of tscPackages(root)) {
+    const info = buildInfoOf(root, pkg);
+    if (existsSync(info) && statSync(info).mtimeMs < at.getTime()) utimesSync(info, at, at);
+  }
 };
 
 /**

@@ -20,21 +20,27 @@ export interface StartAll {
   stop(): Promise<number | null>;
 }
 
+/** A `trellis` other than the repository's built one: an executable file, run in `cwd`. */
+export interface OtherBin {
+  readonly file: string;
+  readonly cwd: string;
+}
+
 /**
- * Starts the built `trellis start-all` on a free loopback port (`--port 0` unless `args` say
- * otherwise) with exactly `env`, and resolves once it serves; rejects with its output when it
- * exits first.
+ * Starts the built `trellis start-all` (or `bin`) on a free loopback port (`--port 0` unless
+ * `args` say otherwise) with exactly `env`, and resolves once it serves; rejects with its output
+ * when it exits first.
  */
 export const startAll = async (
   env: NodeJS.ProcessEnv,
   args: readonly string[] = [],
+  bin?: OtherBin,
 ): Promise<StartAll> => {
   const portGiven = args.includes('--port');
-  const proc = spawn(
-    process.execPath,
-    [BIN, 'start-all', '--host', '127.0.0.1', ...(portGiven ? [] : ['--port', '0']), ...args],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const cmd = ['start-all', '--host', '127.0.0.1', ...(portGiven ? [] : ['--port', '0']), ...args];
+  const proc = bin
+    ? spawn(bin.file, cmd, { env, cwd: bin.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [BIN, ...cmd], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (c: string): void => {

@@ -1,4 +1,4 @@
-import { AppError, ConfigError, loadConfig } from '@trellis/core';
+import { AppError, ConfigError } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './flags.js';
@@ -47,6 +47,8 @@ const runDb =
       return ExitCode.Usage;
     }
     try {
+      // the config schema (zod) loads when the command runs, not with --help
+      const { loadConfig } = await import('../wiring/config-loader.js');
       const { config } = loadConfig({
         env: io.env,
         argv: { home: values.home, config: values.config },

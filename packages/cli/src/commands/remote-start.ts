@@ -1,4 +1,4 @@
-import { RunDetailsSchema, RunStatus } from '@trellis/contract';
+import { RunStatus } from '@trellis/contract';
 import { ExitCode, type CliIo } from '../io.js';
 import { ApiClient, ApiError, type AnswerSchema } from '../runs/api-client.js';
 import { awaitAndReport } from '../runs/await-run.js';
@@ -61,7 +61,8 @@ export const remoteStart = async (
     const dagRun = await client.call(
       'GET',
       `/dags/${encodeURIComponent(fileName)}/dag-runs/${encodeURIComponent(dagRunId)}`,
-      { schema: RunDetailsSchema, key: 'dagRun' },
+      // the wire schemas (zod) load here, not with `trellis --help`
+      { schema: (await import('../runs/wire-schemas.js')).RunDetailsSchema, key: 'dagRun' },
     );
     const queued = dagRun.status === RunStatus.Queued;
     o.out(

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError, loadConfig } from '@trellis/core';
+import { ConfigError, type loadConfig } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
 import type { parseDagFile } from '@trellis/spec';
@@ -37,7 +37,12 @@ const dagExistsFor =
  * `trellis validate <file...>`: one line per valid file; every problem of an invalid file on its
  * own line, prefixed by the file. Exit 0 when all are valid, 1 otherwise, 2 on usage errors.
  */
-const validate = (args: readonly string[], io: CliIo, parse: ParseDagFile): ExitCode => {
+const validate = (
+  args: readonly string[],
+  io: CliIo,
+  parse: ParseDagFile,
+  load: typeof loadConfig,
+): ExitCode => {
   const { values, positionals } = parseCommandArgs(args, {});
   if (positionals.length === 0) {
     io.err(`trellis validate: name at least one DAG file\nusage: ${USAGE}`);
@@ -45,7 +50,7 @@ const validate = (args: readonly string[], io: CliIo, parse: ParseDagFile): Exit
   }
   let dagsDir: string;
   try {
-    dagsDir = loadConfig({
+    dagsDir = load({
       env: io.env,
       argv: { dags: values.dags, home: values.home, config: values.config },
       cwd: io.cwd,
@@ -101,5 +106,12 @@ export const validateCommand: Command = {
   summary: 'check DAG files and list every problem with its line',
   usage: USAGE,
   // The parser is imported here, not at the top: `trellis --help` must not load it.
-  run: async (args, io) => validate(args, io, (await import('@trellis/spec')).parseDagFile),
+  // the DAG parser and the config schema (zod) load when the command runs, not with --help
+  run: async (args, io) => {
+    const [spec, core] = await Promise.all([
+      import('@trellis/spec'),
+      import('../wiring/config-loader.js'),
+    ]);
+    return validate(args, io, spec.parseDagFile, core.loadConfig);
+  },
 };

@@ -1,4 +1,3 @@
-import { WorkerSchema } from '@trellis/contract';
 import { ExitCode, type CliIo } from '../io.js';
 import { ApiClient, ApiError } from '../runs/api-client.js';
 import type { Command } from './command.js';
@@ -50,7 +49,8 @@ const adminCommand = (action: Action): Command => {
       const w = await client.call(
         'POST',
         `/workers/${encodeURIComponent(id)}/${action}`,
-        { schema: WorkerSchema },
+        // the wire schemas (zod) load here, not with `trellis --help`
+        { schema: (await import('../runs/wire-schemas.js')).WorkerSchema },
         {},
       );
       io.out(

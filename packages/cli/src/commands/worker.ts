@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ConfigError, loadConfig, systemClock, type Config } from '@trellis/core';
+import { ConfigError, systemClock, type Config, type loadConfig } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
@@ -69,7 +69,8 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   if (admin) return admin.run(args.slice(1), io);
   const { values, positionals } = parseCommandArgs(args, OPTIONS);
   if (positionals.length > 0) return unexpectedArgument(positionals[0], io);
-  const settings = workerSettings(values, io);
+  const { loadConfig } = await import('../wiring/config-loader.js'); // zod: not for --help
+  const settings = workerSettings(values, io, loadConfig);
   if (typeof settings === 'number') return settings;
   const { config, redisUrl, address, graceSec } = settings;
   // gRPC, BullMQ and the executors are loaded only by the command that needs them
@@ -158,6 +159,7 @@ interface WorkerSettings {
 const workerSettings = (
   values: ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'],
   io: CliIo,
+  load: typeof loadConfig,
 ): WorkerSettings | ExitCode => {
   const graceSec = values['grace-sec'] === undefined ? undefined : Number(values['grace-sec']);
   if (graceSec !== undefined && !(Number.isFinite(graceSec) && graceSec >= 0)) {
@@ -168,7 +170,7 @@ const workerSettings = (
   }
   let config;
   try {
-    ({ config } = loadConfig({
+    ({ config } = load({
       env: io.env,
       cwd: io.cwd,
       argv: {

@@ -1,4 +1,3 @@
-import { ErrorBody } from '@trellis/contract';
 import { ExitCode } from '../io.js';
 
 /** What the client parses answers with: a zod schema of @trellis/contract, seen structurally. */
@@ -93,7 +92,7 @@ export class ApiClient {
         ExitCode.ServerError,
       );
     }
-    if (!res.ok) throw this.refusal(res.status, json);
+    if (!res.ok) throw await this.refusal(res.status, json);
     const value =
       answer.key === undefined ? json : (json as Record<string, unknown> | null)?.[answer.key];
     const parsed = answer.schema.safeParse(value);
@@ -105,7 +104,9 @@ export class ApiClient {
     return parsed.data;
   }
 
-  private refusal(status: number, json: unknown): ApiError {
+  private async refusal(status: number, json: unknown): Promise<ApiError> {
+    // the wire schemas (zod) load with the first call, not with `trellis --help`
+    const { ErrorBody } = await import('./wire-schemas.js');
     const body = ErrorBody.safeParse(json);
     const message = body.success ? body.data.message : `HTTP ${status}`;
     const hint =

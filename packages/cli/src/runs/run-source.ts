@@ -1,13 +1,11 @@
-import {
-  LogChunkSchema,
-  RunDetailsSchema,
-  type ApiLogChunk,
-  type ApiRunDetails,
-} from '@trellis/contract';
+import type { ApiLogChunk, ApiRunDetails } from '@trellis/contract';
 import { AppError, ErrorCode } from '@trellis/core';
 import type { RunReads } from '@trellis/services';
 import type { Runtime } from '../wiring/runtime.js';
 import { ApiError, type ApiClient } from './api-client.js';
+
+/** The wire schemas (zod), loaded with the first call rather than with `trellis --help`. */
+const wire = () => import('./wire-schemas.js');
 
 /** A run by DAG name and id (`latest` allowed where the API allows it). */
 export interface RunRef {
@@ -55,7 +53,7 @@ export const remoteRunSource = (client: ApiClient): RunSource => ({
   async details(ref, waitSec) {
     const q = waitSec === undefined ? '' : query({ waitFor: 'final', timeout: waitSec });
     return client.call('GET', `${path(ref)}${q}`, {
-      schema: RunDetailsSchema,
+      schema: (await wire()).RunDetailsSchema,
       key: 'dagRunDetails',
     });
   },
@@ -64,7 +62,7 @@ export const remoteRunSource = (client: ApiClient): RunSource => ({
       return await client.call(
         'GET',
         `${path(ref)}/steps/${encodeURIComponent(step)}/log${query({ stream, ...window })}`,
-        { schema: LogChunkSchema },
+        { schema: (await wire()).LogChunkSchema },
       );
     } catch (e) {
       // the log file of a step that has just started may not exist yet

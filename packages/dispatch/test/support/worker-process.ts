@@ -41,16 +41,21 @@ export const spawnWorker = async (opts: {
   env?: Record<string, string>;
   /** Resolve at once, without waiting for "started" (a worker expected to be refused). */
   noWait?: boolean;
+  /**
+   * Another `trellis` to run, in `cwd` (an installed one, with its PATH in `env`); else the
+   * repository's built one.
+   */
+  bin?: { readonly file: string; readonly cwd: string };
 }): Promise<WorkerProcess> => {
-  if (!existsSync(join(dirname(TRELLIS_BIN), '..', 'dist', 'main.js')))
+  if (!opts.bin && !existsSync(join(dirname(TRELLIS_BIN), '..', 'dist', 'main.js')))
     throw new Error('packages/cli/dist is missing: run "pnpm build" before these tests');
   const labels = Object.entries(opts.labels)
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
   const proc = spawn(
-    process.execPath,
+    opts.bin?.file ?? process.execPath,
     [
-      TRELLIS_BIN,
+      ...(opts.bin ? [] : [TRELLIS_BIN]),
       'worker',
       '--coordinator',
       opts.coordinator,
@@ -63,6 +68,7 @@ export const spawnWorker = async (opts: {
       ...(labels ? ['--labels', labels] : []),
     ],
     {
+      ...(opts.bin ? { cwd: opts.bin.cwd } : {}),
       env: {
         PATH: '/usr/local/bin:/usr/bin:/bin',
         HOME: opts.home,
