@@ -3,10 +3,11 @@
 # machine, then the node dependencies. README: `bash scripts/setup.sh && pnpm test`.
 #
 # Idempotent and safe to re-run: it installs only missing Debian packages, starts dockerd only if
-# `docker info` fails, and imports the `local/busybox` image only if it is absent. redis-server and
+# `docker info` fails, imports the `local/busybox` image only if it is absent, and makes the
+# `local/trellis-*` base images (scripts/base-images.sh) only when their inputs changed. redis-server and
 # sshd are NOT started here: tests start private ones on 127.0.0.1.
 #
-#   SETUP_SKIP_SYSTEM=1   only node deps: skip apt, dockerd, the busybox image and /run/sshd
+#   SETUP_SKIP_SYSTEM=1   only node deps: skip apt, dockerd, the images and /run/sshd
 #
 # Logs: $SETUP_LOG_DIR (default ${TMPDIR:-/tmp}) holds trellis-setup-{pnpm,apt}.log;
 # dockerd logs to /var/log/trellis-dockerd.log.
@@ -32,7 +33,10 @@ DOCKERD_LOG=/var/log/trellis-dockerd.log
 # postgresql: initdb and pg_ctl for the private PostgreSQL of the store tests (testkit startPostgres);
 # the tests never use the cluster the package sets up on 5432.
 # jq, curl: docs/ci.md's shell examples (tests/docs/ci.e2e.test.ts); openssl: the TLS tests make certificates.
-APT_PKGS=(docker.io redis-server openssh-server busybox-static chromium prometheus postgresql jq curl openssl)
+# docker-compose: the compose fleet's test (tests/e2e/deploy); the base images it and deploy/Dockerfile
+# build on are made from the host's node, redis-server and busybox (scripts/base-images.sh); systemd:
+# its systemd-analyze verifies the units deploy/install.sh installs.
+APT_PKGS=(docker.io docker-compose systemd redis-server openssh-server busybox-static chromium prometheus postgresql jq curl openssl)
 SKIP_SYSTEM=${SETUP_SKIP_SYSTEM:-0}
 
 PNPM_PID=
@@ -148,6 +152,15 @@ else
     TMP_IMAGE_DIR=
     log "image local/busybox imported"
   fi
+
+  # 4b. The base images of deploy/Dockerfile and the compose fleet (node, npm, redis, a clean
+  #     host for the install script's test), from this host's binaries: ~1 min under load when
+  #     made, ~2 s when current.
+  bash scripts/base-images.sh >"$LOG_DIR/trellis-setup-images.log" 2>&1 || {
+    tail -20 "$LOG_DIR/trellis-setup-images.log" >&2
+    die "scripts/base-images.sh failed (log $LOG_DIR/trellis-setup-images.log)"
+  }
+  log "base images: $(grep -o 'local/trellis-[^ ]* [a-z]*' "$LOG_DIR/trellis-setup-images.log" | tail -4 | tr '\n' ' ')"
 
   # 5. sshd's privilege-separation dir; tests start their own sshd on 127.0.0.1. Only an sshd
   #    started by root checks for it, and only root may create it.
