@@ -41,6 +41,14 @@ export const prepareRunVars = async (ctx: RunContext): Promise<void> => {
   // `~` is the home of the user the run's processes start as (docs/dag-reference.md, Paths).
   const wd = expandHome(expandVarsSync(dag.workingDir, [sys]), homeOf(sys));
   vars.workingDir = isAbsolute(wd) ? wd : resolve(fileDir, wd);
+  // On a worker, the DAG file's folder is the coordinator's: when it is not on this host too,
+  // the steps start in the home of the user they run as (docs/decisions.md, "Worker paths").
+  if (dag.location && vars.workingDir === fileDir && !existsSync(fileDir)) {
+    vars.workingDir = homeOf(sys);
+    ctx.log(
+      `the DAG file's folder ${fileDir} is not on this host: steps start in ${vars.workingDir} (set workingDir to choose another)`,
+    );
+  }
 
   const env: Record<string, string> = { ...readDotenvFiles(ctx) };
   for (const e of dag.env) env[e.key] = await expandVars(e.value, [env, sys], backtickOptions(ctx));

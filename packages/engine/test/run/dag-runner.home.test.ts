@@ -76,6 +76,30 @@ describe('~ in paths', () => {
     expect(r.nodes[0]?.error).toBe(`working directory ${join(home, 'a', '~')} does not exist`);
   });
 
+  it("starts steps in HOME when the DAG file's folder is not on this host (a worker), saying so", async () => {
+    mkdirSync(join(home, 'sub'));
+    const h = harness(
+      'steps:\n  - {name: a, command: x}\n  - {name: b, command: x, dir: sub}\n',
+      {},
+      { systemEnv: sys(), location: '/coordinator/only/dags/d.yaml' },
+    );
+    await h.run();
+    expect(h.executor.calls.map((c) => c.cwd)).toEqual([home, join(home, 'sub')]);
+    expect(h.recorder.lines.join('\n')).toContain(
+      `the DAG file's folder /coordinator/only/dags is not on this host: steps start in ${home}`,
+    );
+  });
+
+  it('keeps a written workingDir that is missing, and fails its steps naming it', async () => {
+    const h = harness(
+      'workingDir: /coordinator/only/work\nsteps:\n  - {name: a, command: x}\n',
+      {},
+      { systemEnv: sys(), location: '/coordinator/only/dags/d.yaml' },
+    );
+    const r = await h.run();
+    expect(r.nodes[0]?.error).toBe('working directory /coordinator/only/work does not exist');
+  });
+
   it('reads a dotenv file named ~/x.env', async () => {
     writeFileSync(join(home, 'x.env'), 'FROM_DOTENV=yes\n');
     const h = harness(

@@ -17,8 +17,8 @@ import {
 } from '@trellis/testkit';
 
 /** Parses a DAG for a test; fails loudly when the YAML has problems. */
-export const dagOf = (yaml: string): Dag => {
-  const r = parseDagFile(yaml, { location: '/tmp/test-dag.yaml', cwd: '/tmp' });
+export const dagOf = (yaml: string, location = '/tmp/test-dag.yaml'): Dag => {
+  const r = parseDagFile(yaml, { location, cwd: '/tmp' });
   if (!r.valid) throw new Error(`test DAG is invalid:\n${r.errors.join('\n')}`);
   return r.main.dag;
 };
@@ -46,9 +46,11 @@ export const harness = (
     children?: ChildRunner;
     systemEnv?: Record<string, string>;
     runHooks?: readonly RunHook[];
+    /** Where the DAG file is. @default /tmp/test-dag.yaml */
+    location?: string;
   } = {},
 ): Harness => {
-  const dag = dagOf(yaml);
+  const dag = dagOf(yaml, opts.location);
   const clock = opts.clock ?? new FakeClock(undefined, { autoAdvance: true });
   const recorder = new InMemoryRecorder();
   const executor = new ScriptedExecutor(scripts);
