@@ -1,13 +1,36 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { DashboardPage } from '../pages/dashboard/dashboard-page';
-import { DagListPage } from '../pages/dag-list/dag-list-page';
-import { DagPage } from '../pages/dag/dag-page';
-import { NewDagPage } from '../pages/new-dag/new-dag-page';
-import { QueuesPage } from '../pages/queues-page';
-import { RunPage } from '../pages/run/run-page';
-import { RunsPage } from '../pages/runs/runs-page';
-import { WorkersPage } from '../pages/workers-page';
 import { Link, matchPath, useRouter } from '../router';
+
+/*
+ * The dashboard (the home page) is in the first bundle; every other page is its own chunk,
+ * loaded when first shown (the graph layout, cron words and the editor stay off the first paint).
+ */
+const DagListPage = lazy(() =>
+  import('../pages/dag-list/dag-list-page').then((m) => ({ default: m.DagListPage })),
+);
+const DagPage = lazy(() => import('../pages/dag/dag-page').then((m) => ({ default: m.DagPage })));
+const NewDagPage = lazy(() =>
+  import('../pages/new-dag/new-dag-page').then((m) => ({ default: m.NewDagPage })),
+);
+const QueuesPage = lazy(() =>
+  import('../pages/queues-page').then((m) => ({ default: m.QueuesPage })),
+);
+const RunPage = lazy(() => import('../pages/run/run-page').then((m) => ({ default: m.RunPage })));
+const RunsPage = lazy(() =>
+  import('../pages/runs/runs-page').then((m) => ({ default: m.RunsPage })),
+);
+const WorkersPage = lazy(() =>
+  import('../pages/workers-page').then((m) => ({ default: m.WorkersPage })),
+);
+
+const Loading = () => (
+  <section className="page">
+    <p className="muted" role="status">
+      Loading…
+    </p>
+  </section>
+);
 
 /** The tab title for an app path: the DAG or run in view first. */
 export const titleFor = (path: string): string => {
@@ -38,6 +61,10 @@ export const Routes = () => {
   useEffect(() => {
     document.title = titleFor(path);
   }, [path]);
+  return <Suspense fallback={<Loading />}>{pageFor(path)}</Suspense>;
+};
+
+const pageFor = (path: string): ReactNode => {
   let m: Record<string, string> | undefined;
   if (path === '/' || path === '/dashboard') return <DashboardPage />;
   if (path === '/runs') return <RunsPage />;
