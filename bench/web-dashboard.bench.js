@@ -91,8 +91,11 @@ const bundleSizes = () => {
   const dir = fileURLToPath(new URL('../packages/web/dist/assets', import.meta.url));
   const js = readdirSync(dir).filter((n) => /\.(js|css)$/.test(n));
   const total = (ext) =>
-    js.reduce((s, n) => s + statSync(join(dir, n + ext), { throwIfNoEntry: false })?.size || 0, 0);
-  return `${js.length} JS/CSS files, ${(total('') / 1024).toFixed(0)} KiB, ${(total('.br') / 1024).toFixed(0)} KiB brotli`;
+    js.reduce(
+      (s, n) => s + (statSync(join(dir, n + ext), { throwIfNoEntry: false })?.size ?? 0),
+      0,
+    );
+  return `${js.length} JS/CSS files, ${(total('') / 1024).toFixed(0)} KiB, ${(total('.br') / 1024).toFixed(0)} KiB brotli (files under 1 KiB are not compressed)`;
 };
 
 export default async function run() {
