@@ -2,27 +2,15 @@ import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { DashboardPage } from '../pages/dashboard/dashboard-page';
 import { Link, matchPath, useRouter } from '../router';
 
-/*
- * The dashboard (the home page) is in the first bundle; every other page is its own chunk,
- * loaded when first shown (the graph layout, cron words and the editor stay off the first paint).
- */
-const DagListPage = lazy(() =>
-  import('../pages/dag-list/dag-list-page').then((m) => ({ default: m.DagListPage })),
-);
-const DagPage = lazy(() => import('../pages/dag/dag-page').then((m) => ({ default: m.DagPage })));
-const NewDagPage = lazy(() =>
-  import('../pages/new-dag/new-dag-page').then((m) => ({ default: m.NewDagPage })),
-);
-const QueuesPage = lazy(() =>
-  import('../pages/queues-page').then((m) => ({ default: m.QueuesPage })),
-);
-const RunPage = lazy(() => import('../pages/run/run-page').then((m) => ({ default: m.RunPage })));
-const RunsPage = lazy(() =>
-  import('../pages/runs/runs-page').then((m) => ({ default: m.RunsPage })),
-);
-const WorkersPage = lazy(() =>
-  import('../pages/workers-page').then((m) => ({ default: m.WorkersPage })),
-);
+/** The dashboard is in the first bundle; the other pages come in one lazy chunk (lazy-pages.ts). */
+const pages = () => import('./lazy-pages');
+const DagListPage = lazy(() => pages().then((m) => ({ default: m.DagListPage })));
+const DagPage = lazy(() => pages().then((m) => ({ default: m.DagPage })));
+const NewDagPage = lazy(() => pages().then((m) => ({ default: m.NewDagPage })));
+const QueuesPage = lazy(() => pages().then((m) => ({ default: m.QueuesPage })));
+const RunPage = lazy(() => pages().then((m) => ({ default: m.RunPage })));
+const RunsPage = lazy(() => pages().then((m) => ({ default: m.RunsPage })));
+const WorkersPage = lazy(() => pages().then((m) => ({ default: m.WorkersPage })));
 
 const Loading = () => (
   <section className="page">
