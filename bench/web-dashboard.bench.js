@@ -117,7 +117,8 @@ export default async function run() {
     const url = server.base.replace(/\/api\/v2$/, '');
     const day = new Date(todayMs - DAY_MS).toISOString().slice(0, 10);
     const fromS = (todayMs - DAY_MS) / 1000;
-    await server.get(`/dag-runs?perPage=1`); // the first read builds the run index
+    // as on a server that has been up: the first reads build the run indexes and settle start-up
+    for (let i = 0; i < 20; i++) await server.get(`/dashboard?from=${fromS}&to=${fromS + 86_399}`);
     const lat = [];
     for (let i = 0; i < 50; i++) {
       const t = performance.now();
