@@ -80,9 +80,10 @@ export const startServer = async (home, env = {}) => {
 
 /**
  * Writes a finished run of DAG `name` the way the store writes it (record and snapshot; the
- * index is rebuilt on first read), created, started and finished at `at` (ISO).
+ * index is rebuilt on first read), created, started and finished at `at` (ISO), with final
+ * `status` (4 finished by default; 2 failed, 3 cancelled, 6 partial success).
  */
-export const writeFinishedRun = (home, name, id, at) => {
+export const writeFinishedRun = (home, name, id, at, status = 4) => {
   const dir = join(home, 'data', 'runs', name, id);
   mkdirSync(dir, { recursive: true });
   const record = {
@@ -90,7 +91,7 @@ export const writeFinishedRun = (home, name, id, at) => {
     name,
     dagRunId: id,
     root: { name, dagRunId: id },
-    status: 4,
+    status,
     createdAt: at,
     queuedAt: '',
     startedAt: at,

@@ -16,16 +16,22 @@ const DAGS: Record<string, string> = Object.fromEntries(
   }),
 );
 
+/** Final status of DAG number d's runs: failed for 3, 13, ...; cancelled for 7, 27, ...; else finished. */
+const statusOf = (d: number): number => (d % 10 === 3 ? 2 : d % 20 === 7 ? 3 : 4);
+
+/** Run i of every DAG is on day i + 1 of January 2026 (noon UTC: that day in any browser zone). */
+const dayOf = (i: number): string => `2026-01-${String(i + 1).padStart(2, '0')}`;
+
 /**
- * 10,000 finished runs of history, 10 per DAG, written the way the store writes them (record and
- * snapshot; the index is rebuilt on first read), as bench/util.js's writeFinishedRun does.
+ * 10,000 finished runs of history, 10 per DAG, one a day, written the way the store writes them
+ * (record and snapshot; the index is rebuilt on first read), as bench/util.js's writeFinishedRun
+ * does.
  */
 const seedHistory = (home: string): void => {
-  const t0 = Date.parse('2026-01-01T00:00:00Z');
-  for (const name of Object.keys(DAGS))
+  Object.keys(DAGS).forEach((name, d) => {
     for (let i = 0; i < 10; i++) {
       const id = `run-${String(i).padStart(2, '0')}`;
-      const at = new Date(t0 + i * 60_000).toISOString();
+      const at = new Date(Date.parse(`${dayOf(i)}T12:00:00Z`) + d * 1000).toISOString();
       const dir = join(home, 'data', 'runs', name, id);
       mkdirSync(dir, { recursive: true });
       const record = {
@@ -33,7 +39,7 @@ const seedHistory = (home: string): void => {
         name,
         dagRunId: id,
         root: { name, dagRunId: id },
-        status: 4,
+        status: statusOf(d),
         createdAt: at,
         queuedAt: '',
         startedAt: at,
@@ -51,6 +57,7 @@ const seedHistory = (home: string): void => {
         JSON.stringify({ dag: { name, steps: [] }, localDags: [] }),
       );
     }
+  });
 };
 
 let server: Server;
@@ -122,7 +129,74 @@ describe('the DAG list with 1,000 DAGs and 10,000 runs of history', () => {
       `DAG list, 1,000 DAGs: first page ${firstPageMs.toFixed(0)} ms, next page ${nextPageMs.toFixed(0)} ms`,
     );
   });
+});
 
+describe('the dashboard and the runs page over 10,000 runs', () => {
+  const rowIds = () =>
+    b.page.evaluate<string[]>(
+      `[...document.querySelectorAll('table[aria-label="Runs"] tbody tr')].map((e) => e.getAttribute('data-dag') + '/' + e.getAttribute('data-run'))`,
+    );
+
+  it("counts a chosen day's 1,000 runs by status and draws them by DAG", async () => {
+    const { page } = b;
+    const day = dayOf(2);
+    await page.goto(`${server.url}/?from=${day}&to=${day}`);
+    await expect.poll(() => page.getByTestId('count-total').textContent()).toBe('1000');
+    const count = (label: string) => page.locator(`[data-count="${label}"]`).textContent();
+    // per 1,000 DAGs: 100 end in 3 (failed), 50 in 7 of every 20 (cancelled), the rest finished
+    expect([
+      await count('finished'),
+      await count('failed'),
+      await count('cancelled'),
+      await count('running'),
+    ]).toEqual(['850', '100', '50', '0']);
+    // one row per DAG, the first 40 drawn, each with its one run of the day
+    const rows = page.locator('.timeline .tl-row[data-dag]');
+    expect(await rows.count()).toBe(40);
+    expect(await rows.first().getAttribute('data-dag')).toBe('dag-0000');
+    expect(await page.locator('.timeline .tl-bar[data-run="run-02"]').count()).toBe(40);
+    expect(await page.locator('.timeline').textContent()).toContain('and 960 more DAGs');
+    expect(await page.getByText(/Showing the newest/).count()).toBe(0); // all 1,000 are there
+    await b.shot('14-dashboard-10000-runs');
+    // the day before has its own 1,000
+    await page.getByRole('button', { name: 'Earlier' }).click();
+    await expect.poll(() => page.locator('.timeline .tl-bar[data-run="run-01"]').count()).toBe(40);
+    expect(await page.getByTestId('count-total').textContent()).toBe('1000');
+  });
+
+  it('opens the runs of a count, and pages through the 10,000', async () => {
+    const { page } = b;
+    const day = dayOf(2);
+    await page.goto(`${server.url}/?from=${day}&to=${day}`);
+    await page.locator('.dash-count', { hasText: 'failed' }).click();
+    await page.waitForURL(/\/runs\?/);
+    await expect.poll(() => page.getByTestId('total').textContent()).toBe('100 runs');
+    const failed = await rowIds();
+    expect(failed).toHaveLength(50);
+    expect(failed.every((r) => /^dag-\d\d\d3\/run-02$/.test(r))).toBe(true);
+
+    await page.goto(`${server.url}/runs`);
+    await expect.poll(() => page.getByTestId('total').textContent()).toBe('10000 runs');
+    const pager = page.getByRole('navigation', { name: 'Pages' });
+    expect(await pager.textContent()).toContain('Page 1 of 200');
+    // newest first: the last day's runs, the highest DAG number first (created 1 s apart)
+    const first = await rowIds();
+    expect(first[0]).toBe('dag-0999/run-09');
+    expect(first[49]).toBe('dag-0950/run-09');
+    await pager.getByRole('button', { name: /Next/ }).click();
+    await expect.poll(rowIds).not.toEqual(first);
+    const second = await rowIds();
+    expect(second[0]).toBe('dag-0949/run-09');
+    expect(second).toHaveLength(50);
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    await page.goto(`${server.url}/runs?page=200`);
+    await expect.poll(rowIds).toContain('dag-0000/run-00');
+    expect(await pager.textContent()).toContain('Page 200 of 200');
+    await b.shot('15-runs-last-page-10000');
+  });
+});
+
+describe('the scale session', () => {
   it('logged no console errors', () => {
     expect(b.problems).toEqual([]);
   });

@@ -28,8 +28,13 @@ export interface HttpDeps {
   readonly log: HttpLogger;
   /** Store writable, scheduler answering; an `error` makes /health answer 503. */
   readonly health: () => Promise<{ readonly error?: string }>;
-  /** Prometheus text exposition of the `svc_*` metrics. */
-  readonly metrics: () => Promise<{ readonly contentType: string; readonly body: string }>;
+  /**
+   * Prometheus text exposition of the `svc_*` metrics; only `names` when given (an unknown name
+   * throws bad_request).
+   */
+  readonly metrics: (
+    names?: readonly string[],
+  ) => Promise<{ readonly contentType: string; readonly body: string }>;
   /** Custom queues from config.yaml (`queues`), for GET /queues. @default [] */
   readonly queueConfig?: readonly CustomQueue[];
   /**

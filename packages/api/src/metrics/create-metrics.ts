@@ -1,5 +1,5 @@
+import { AppError, ErrorCode, type Clock } from '@trellis/core';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Clock } from '@trellis/core';
 import { registerFleetMetrics, type FleetMetricSources } from './fleet-metrics.js';
 import { registerRunMetrics } from './run-metrics.js';
 import { registerStoreWriteErrors } from './store-write-metrics.js';
@@ -48,8 +48,13 @@ export interface MetricsOptions {
 
 /** The service's Prometheus metrics. */
 export interface Metrics {
-  /** The text exposition of every metric, for `GET /metrics` (`HttpDeps.metrics`). */
-  readonly render: () => Promise<{ readonly contentType: string; readonly body: string }>;
+  /**
+   * The text exposition of every metric, or of `names` only, for `GET /metrics`
+   * (`HttpDeps.metrics`). An unknown name throws bad_request naming it.
+   */
+  readonly render: (
+    names?: readonly string[],
+  ) => Promise<{ readonly contentType: string; readonly body: string }>;
   /**
    * A view of a run (an engine event of a local run, a coordinator update of a remote one): the
    * run counters and histograms count each execution once, however often it is seen.
@@ -91,15 +96,42 @@ export const createMetrics = (options: MetricsOptions): Metrics => {
   const recordDispatchLatency = registerFleetMetrics(registry, sources.fleet);
   if (sources.storeWriteErrors) registerStoreWriteErrors(registry, sources.storeWriteErrors);
   return {
-    render: async () => {
+    render: async (names) => {
       await runs.ready;
-      await refresh();
-      return { contentType: registry.contentType, body: await registry.metrics() };
+      if (names === undefined) {
+        await refresh();
+        return { contentType: registry.contentType, body: await registry.metrics() };
+      }
+      return {
+        contentType: registry.contentType,
+        body: await renderSome(registry, names, refresh),
+      };
     },
     observeRun: (run) => runs.observe(run),
     recordDispatchLatency,
     registry,
   };
+};
+
+/** The gauges that read the queued runs (`refresh` before them). */
+const QUEUED_GAUGES = ['svc_dag_runs_queued_total', 'svc_dag_runs_queued'];
+
+/** The exposition of `names` only: each one's collect runs, no other's. */
+const renderSome = async (
+  registry: Registry,
+  names: readonly string[],
+  refresh: () => Promise<void>,
+): Promise<string> => {
+  const unknown = names.filter((n) => registry.getSingleMetric(n) === undefined);
+  if (unknown.length > 0)
+    throw new AppError(
+      ErrorCode.BadRequest,
+      `invalid query: no metric named ${unknown.join(', ')}: give names GET /metrics lists`,
+      { name: unknown },
+    );
+  if (names.some((n) => QUEUED_GAUGES.includes(n))) await refresh();
+  const parts = await Promise.all(names.map((n) => registry.getSingleMetricAsString(n)));
+  return `${parts.join('\n')}\n`;
 };
 
 /** `svc_info` and `svc_uptime_seconds`. */

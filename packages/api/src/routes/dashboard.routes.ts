@@ -14,6 +14,12 @@ import { toApiWorker } from '../wire/worker.mapper.js';
 import { nextFires } from './dag-names.js';
 
 const DAY_MS = 86_400_000;
+/**
+ * The run indexes in memory serve the dashboard when read from disk less than this long ago:
+ * this process's runs show at once, another process's (a `trellis start` beside the server)
+ * within a second, as in the DAG list; 1,000 DAGs' indexes are not stat'ed per request.
+ */
+const STALE_MS = 1000;
 
 /** The range in ms: default today (UTC); 400 naming both values when `to` is before `from`. */
 const rangeOf = (
@@ -32,7 +38,7 @@ const rangeOf = (
 };
 
 const queuesOf = async (deps: HttpDeps): Promise<ApiDashboardQueue[]> =>
-  (await queueOccupancy(deps.reads, deps.queueConfig ?? [])).map((q) => ({
+  (await queueOccupancy(deps.reads, deps.queueConfig ?? [], STALE_MS)).map((q) => ({
     name: q.name,
     type: q.type,
     ...(q.maxConcurrency !== undefined ? { maxConcurrency: q.maxConcurrency } : {}),
@@ -62,7 +68,7 @@ export const dashboardRoutes = defineRoutes<HttpDeps>((r) => [
       "The dashboard in one answer: a range's runs (default today, UTC) and counts by status, queue occupancy, workers and slots, the scheduler's next fires",
     handler: async ({ query }, deps) => {
       const [from, to] = rangeOf(query, deps.clock.now().getTime());
-      const all = await deps.reads.list({ fromMs: from, toMs: to });
+      const all = await deps.reads.list({ fromMs: from, toMs: to, maxStaleMs: STALE_MS });
       const counts: Record<string, number> = {};
       for (const s of Object.values(RunStatus)) counts[runStatusLabel[s]] = 0;
       for (const x of all)

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoutes } from '../http/define-routes.js';
 import type { HttpDeps } from '../http/deps.js';
-import { HealthResponse } from '@trellis/contract';
+import { HealthResponse, MetricsQuery } from '@trellis/contract';
 
 /** System endpoints: /health (public) and /metrics (public unless configured private). */
 export const systemRoutes = (metricsPrivate: boolean) =>
@@ -25,9 +25,13 @@ export const systemRoutes = (metricsPrivate: boolean) =>
     }),
     r.get('/metrics', {
       permission: metricsPrivate ? 'read' : 'public',
+      query: MetricsQuery,
       // A plain string response is documented as text/plain (openapi/build-openapi.ts).
       response: z.string(),
       summary: 'Metrics in the Prometheus text exposition format',
-      handler: async (_in, deps) => ({ status: 200, text: await deps.metrics() }),
+      handler: async ({ query }, deps) => ({
+        status: 200,
+        text: await deps.metrics(query.name?.split(',')),
+      }),
     }),
   ]);

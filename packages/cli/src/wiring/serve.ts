@@ -227,7 +227,7 @@ const httpDepsOf = (
       storeProblem: () => storeProblem(rt),
       ...(scheduler ? { schedulerAlive: scheduler.status.alive } : {}),
     }),
-    metrics: () => metrics.render(),
+    metrics: (names) => metrics.render(names),
     metricsPrivate: !rt.config.server.metricsPublic,
     queueConfig: rt.config.queues,
     ...(fleet

@@ -10,3 +10,19 @@ export const HealthResponse = z.object({
 });
 
 export type HealthResponse = z.infer<typeof HealthResponse>;
+
+/**
+ * GET /metrics query (beyond the spec): `name`, comma-separated metric names, answers those
+ * metrics only (the web UI's sidebar reads three gauges, not every DAG's histograms).
+ */
+export const MetricsQuery = z.object({
+  name: z
+    .string()
+    .regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*(,[a-zA-Z_:][a-zA-Z0-9_:]*)*$/, {
+      message: 'give metric names separated by commas, e.g. svc_scheduler_running,svc_info',
+    })
+    .optional()
+    .describe('Only these metrics, comma-separated names; default every metric'),
+});
+
+export type MetricsQuery = z.infer<typeof MetricsQuery>;

@@ -20,10 +20,12 @@ export interface QueueOccupancy {
 export const queueOccupancy = async (
   reads: Pick<RunReads, 'list'>,
   custom: readonly CustomQueue[],
+  /** Passed to the run listings (`RunListFilter.maxStaleMs`). @default 0 */
+  maxStaleMs = 0,
 ): Promise<QueueOccupancy[]> => {
   const [running, queued] = await Promise.all([
-    reads.list({ status: RunStatus.Running }),
-    reads.list({ status: RunStatus.Queued }),
+    reads.list({ status: RunStatus.Running, maxStaleMs }),
+    reads.list({ status: RunStatus.Queued, maxStaleMs }),
   ]);
   const declared = new Map(custom.map((q) => [q.name, q.maxConcurrency]));
   const groups = new Map<string, { running: RunSummaryRecord[]; queued: RunSummaryRecord[] }>();

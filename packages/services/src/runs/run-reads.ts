@@ -51,6 +51,12 @@ export interface RunListFilter {
   readonly workerId?: string;
   /** At most this many runs (the newest). @default no limit */
   readonly limit?: number;
+  /**
+   * Serve from the indexes in memory when they were read from disk less than this long ago (ms):
+   * this process's runs show at once, another process's within this time. @default 0 (every
+   * index is checked against its file)
+   */
+  readonly maxStaleMs?: number;
 }
 
 /** The read side of the run store, as the read use cases need it (`FsRunStore` implements it). */

@@ -39,6 +39,8 @@ export class DagIndex {
   readonly #appender: IndexAppender;
   readonly #compaction: CompactionDeps;
   #chain: Promise<void> = Promise.resolve();
+  /** Tasks queued or running on the chain. */
+  #busy = 0;
   /** When the file was last read up to its end (performance.now()); -Infinity before. */
   #syncedAt = -Infinity;
   /** Puts waiting for the next write (group commit). */
@@ -71,6 +73,16 @@ export class DagIndex {
       if (performance.now() - this.#syncedAt >= maxStaleMs) await this.#sync();
       return this.#state.newestFirst();
     });
+  }
+
+  /**
+   * What `entries(maxStaleMs)` would answer, at once, when nothing is queued on this index and
+   * the file was read less than `maxStaleMs` ago; else undefined (call `entries`). Listing 1,000
+   * DAGs' runs then takes no turn of 1,000 promise chains.
+   */
+  fresh(maxStaleMs: number): readonly IndexedRun[] | undefined {
+    if (this.#busy > 0 || performance.now() - this.#syncedAt >= maxStaleMs) return undefined;
+    return this.#state.newestFirst();
   }
 
   /** The indexed summary of one key, after reading new lines. */
@@ -144,10 +156,15 @@ export class DagIndex {
   }
 
   #serial<T>(task: () => Promise<T>): Promise<T> {
+    this.#busy++;
     const result = this.#chain.then(task);
     this.#chain = result.then(
-      () => undefined,
-      () => undefined,
+      () => {
+        this.#busy--;
+      },
+      () => {
+        this.#busy--;
+      },
     );
     return result;
   }

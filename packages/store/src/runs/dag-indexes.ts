@@ -16,6 +16,8 @@ export interface DagIndexesDeps {
 export class DagIndexes {
   readonly #deps: DagIndexesDeps;
   readonly #indexes = new Map<string, DagIndex>();
+  /** The last listing of `runs/` and when it was read (performance.now()). */
+  #names: { readonly list: readonly string[]; readonly at: number } | undefined;
 
   constructor(deps: DagIndexesDeps) {
     this.#deps = deps;
@@ -41,8 +43,17 @@ export class DagIndexes {
     return index;
   }
 
-  /** DAG folders under `runs/` (dot-names are not DAGs). */
-  async dagNames(): Promise<string[]> {
-    return (await runDirNames(this.#deps.layout.runsDir)) ?? [];
+  /**
+   * DAG folders under `runs/` (dot-names are not DAGs). With `maxStaleMs`, the folder is not read
+   * again when it was read that recently: the DAGs this process has written since are added from
+   * its indexes (another process's new DAG shows within `maxStaleMs`).
+   */
+  async dagNames(maxStaleMs = 0): Promise<string[]> {
+    const now = performance.now();
+    if (this.#names === undefined || now - this.#names.at >= maxStaleMs) {
+      this.#names = { list: (await runDirNames(this.#deps.layout.runsDir)) ?? [], at: now };
+      return [...this.#names.list];
+    }
+    return [...new Set([...this.#names.list, ...this.#indexes.keys()])];
   }
 }

@@ -65,13 +65,32 @@ export const selectRuns = (
   filter: RunFilter,
 ): RunSummary[] => {
   const limit = filter.limit ?? Infinity;
-  // One list is sorted already; merging several needs one more sort.
-  const runs = lists.length === 1 ? (lists[0] ?? []) : lists.flat().sort(newestFirst);
+  const picked = (r: IndexedRun): boolean =>
+    (filter.name === undefined || r.summary.name === filter.name) && matchesRunFilter(r, filter);
+  // Each list is newest first: past `fromMs` the rest are older (an unparsable time sorts last
+  // and fails the test, so it never stops the loop early).
+  const from = filter.fromMs ?? -Infinity;
   const out: RunSummary[] = [];
-  for (const r of runs) {
+  if (lists.length === 1) {
+    // One list is sorted already: stop at the limit.
+    for (const r of lists[0] ?? []) {
+      if (out.length >= limit || r.createdMs < from) break;
+      if (picked(r)) out.push(r.summary);
+    }
+    return out;
+  }
+  // Several: filter first, then sort only the matches (a day's runs or the running ones of
+  // 1,000 DAGs' histories sort a few, not all 10,000).
+  const matched: IndexedRun[] = [];
+  for (const list of lists)
+    for (const r of list) {
+      if (r.createdMs < from) break;
+      if (picked(r)) matched.push(r);
+    }
+  matched.sort(newestFirst);
+  for (const r of matched) {
     if (out.length >= limit) break;
-    if (filter.name !== undefined && r.summary.name !== filter.name) continue;
-    if (matchesRunFilter(r, filter)) out.push(r.summary);
+    out.push(r.summary);
   }
   return out;
 };

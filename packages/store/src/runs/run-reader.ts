@@ -109,8 +109,18 @@ export class RunReader {
         ? isSafeDagName(name)
           ? [name]
           : []
-        : await indexes.dagNames();
-    const lists = await Promise.all(dags.map((d) => indexes.of(d).entries()));
+        : await indexes.dagNames(filter.maxStaleMs);
+    const stale = filter.maxStaleMs ?? 0;
+    // Indexes read recently answer at once; only the others wait for their file.
+    const lists: (readonly IndexedRun[])[] = [];
+    const waits: Promise<unknown>[] = [];
+    for (const d of dags) {
+      const index = indexes.of(d);
+      const now = stale > 0 ? index.fresh(stale) : undefined;
+      if (now !== undefined) lists.push(now);
+      else waits.push(index.entries(stale).then((l) => lists.push(l)));
+    }
+    await Promise.all(waits);
     return selectRuns(lists, filter);
   }
 

@@ -1,4 +1,5 @@
 import type { CredentialStore } from './credentials';
+import { takePrefetched } from './prefetch';
 
 /** An API answer that is not 2xx: the spec's error body, or what could be made of the response. */
 export class ApiError extends Error {
@@ -52,12 +53,15 @@ export class ApiClient {
     const doFetch = this.opts.fetch ?? fetch;
     let res: Response;
     try {
-      res = await doFetch(this.url(path, opts.query), {
-        method,
-        headers,
-        credentials: this.opts.withCookies ? 'same-origin' : 'omit',
-        ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
-      });
+      const url = this.url(path, opts.query);
+      const early = method === 'GET' ? takePrefetched(url, auth) : undefined;
+      res = await (early ??
+        doFetch(url, {
+          method,
+          headers,
+          credentials: this.opts.withCookies ? 'same-origin' : 'omit',
+          ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+        }));
     } catch (e) {
       throw new ApiError(0, 'network_error', `cannot reach the server: ${(e as Error).message}`);
     }

@@ -1,6 +1,31 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, type KeyboardEvent, type ReactNode } from 'react';
 
-/** A modal dialog on the native `<dialog>` element: focus trapping and Escape come with it. */
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Tab from the last control goes to the first, Shift+Tab from the first to the last: the modal
+ * `<dialog>` makes the page inert, but Tab would still leave it for the browser's own controls.
+ */
+const keepTabInside = (e: KeyboardEvent<HTMLDialogElement>): void => {
+  if (e.key !== 'Tab') return;
+  const items = [...e.currentTarget.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+    (el) => el.getClientRects().length > 0,
+  );
+  const first = items[0];
+  const last = items.at(-1);
+  if (!first || !last) return;
+  const at = document.activeElement;
+  if (e.shiftKey ? at === first : at === last) {
+    e.preventDefault();
+    (e.shiftKey ? last : first).focus();
+  }
+};
+
+/**
+ * A modal dialog on the native `<dialog>` element: Escape closes it (`onClose`), Tab stays inside,
+ * and focus goes back to where it was (the button that opened it) when it closes.
+ */
 export const Dialog = ({
   title,
   onClose,
@@ -15,14 +40,19 @@ export const Dialog = ({
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current;
+    const opener = document.activeElement;
     if (d && !d.open) d.showModal();
-    return () => d?.close();
+    return () => {
+      d?.close();
+      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+    };
   }, []);
   return (
     <dialog
       ref={ref}
       className="dialog"
       aria-label={title}
+      onKeyDown={keepTabInside}
       onCancel={(e) => {
         e.preventDefault();
         onClose();

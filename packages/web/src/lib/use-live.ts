@@ -82,6 +82,10 @@ export const useLive = <T>(
   const [tick, setTick] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
+  /** A load is on its way: a stream opening now is covered by its answer. */
+  const loading = useRef(false);
+  /** The stream has opened before (a later opening is a reconnection: reload). */
+  const opened = useRef(false);
   const timer = useRef<number | undefined>(undefined);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   const soon = useCallback(() => {
@@ -97,14 +101,17 @@ export const useLive = <T>(
   useEffect(() => {
     let cancelled = false;
     let t: number | undefined;
+    loading.current = true;
     loadRef.current().then(
       (d) => {
+        loading.current = false;
         if (cancelled) return;
         setData(d);
         setError(undefined);
         t = window.setTimeout(reload, refreshRef.current(d));
       },
       (e: unknown) => {
+        loading.current = false;
         if (cancelled) return;
         setError(e instanceof ApiError ? e : new ApiError(0, 'client', String(e)));
         t = window.setTimeout(reload, REFRESH_MS);
@@ -117,6 +124,13 @@ export const useLive = <T>(
   }, [...deps, tick]);
   useEffect(() => () => window.clearTimeout(timer.current), []);
 
-  const live = useEventStream(types, soon, soon);
+  // The first opening while the first load is on its way needs no second load (one request per
+  // page load, not two); a reconnection reloads what it may have missed.
+  const onOpen = useCallback(() => {
+    const first = !opened.current;
+    opened.current = true;
+    if (!(first && loading.current)) soon();
+  }, [soon]);
+  const live = useEventStream(types, soon, onOpen);
   return { data, error, live, reload };
 };

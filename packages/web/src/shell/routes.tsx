@@ -1,13 +1,24 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { DashboardPage } from '../pages/dashboard/dashboard-page';
-import { DagListPage } from '../pages/dag-list/dag-list-page';
-import { DagPage } from '../pages/dag/dag-page';
-import { NewDagPage } from '../pages/new-dag/new-dag-page';
-import { QueuesPage } from '../pages/queues-page';
-import { RunPage } from '../pages/run/run-page';
-import { RunsPage } from '../pages/runs/runs-page';
-import { WorkersPage } from '../pages/workers-page';
 import { Link, matchPath, useRouter } from '../router';
+
+/** The dashboard is in the first bundle; the other pages come in one lazy chunk (lazy-pages.ts). */
+const pages = () => import('./lazy-pages');
+const DagListPage = lazy(() => pages().then((m) => ({ default: m.DagListPage })));
+const DagPage = lazy(() => pages().then((m) => ({ default: m.DagPage })));
+const NewDagPage = lazy(() => pages().then((m) => ({ default: m.NewDagPage })));
+const QueuesPage = lazy(() => pages().then((m) => ({ default: m.QueuesPage })));
+const RunPage = lazy(() => pages().then((m) => ({ default: m.RunPage })));
+const RunsPage = lazy(() => pages().then((m) => ({ default: m.RunsPage })));
+const WorkersPage = lazy(() => pages().then((m) => ({ default: m.WorkersPage })));
+
+const Loading = () => (
+  <section className="page">
+    <p className="muted" role="status">
+      Loading…
+    </p>
+  </section>
+);
 
 /** The tab title for an app path: the DAG or run in view first. */
 export const titleFor = (path: string): string => {
@@ -38,6 +49,10 @@ export const Routes = () => {
   useEffect(() => {
     document.title = titleFor(path);
   }, [path]);
+  return <Suspense fallback={<Loading />}>{pageFor(path)}</Suspense>;
+};
+
+const pageFor = (path: string): ReactNode => {
   let m: Record<string, string> | undefined;
   if (path === '/' || path === '/dashboard') return <DashboardPage />;
   if (path === '/runs') return <RunsPage />;

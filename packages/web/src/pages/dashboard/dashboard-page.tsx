@@ -2,20 +2,19 @@ import { RUN_STATUS_LABEL } from '../../lib/status';
 import type { DashboardResponse } from '@trellis/contract';
 import { useApp } from '../../app-context';
 import { ErrorBox } from '../../components/error-box';
-import { addDays, browserZone, dayOf, dayStartMs, daysToUnix } from '../../lib/date-range';
+import { addDays, browserZone, dayStartMs, daysToUnix } from '../../lib/date-range';
 import { statusTone } from '../../lib/status';
 import { useLive } from '../../lib/use-live';
 import { useNow } from '../../lib/use-poll';
 import { Link, useRouter } from '../../router';
+import { DASHBOARD_PATH, dashboardQuery, dashboardRange } from './dashboard-query';
 import { NextFiresCard, QueuesCard, WorkersCard } from './fleet-cards';
 import { RunTimeline } from './run-timeline';
 
 /** The range in the URL (`?from=YYYY-MM-DD&to=YYYY-MM-DD`, browser's zone); default today. */
 const useDayRange = () => {
   const router = useRouter();
-  const today = dayOf(Date.now());
-  const from = router.search.get('from') || today;
-  const to = router.search.get('to') || from;
+  const { from, to, today } = dashboardRange(router.search);
   const set = (f: string, t: string) => {
     const p = new URLSearchParams(router.search);
     p.set('from', f);
@@ -91,7 +90,7 @@ export const DashboardPage = () => {
   const range = useDayRange();
   const { fromSec, toSec } = daysToUnix(range.from, range.to);
   const d = useLive(
-    () => api.get<DashboardResponse>('/dashboard', { from: fromSec, to: toSec }),
+    () => api.get<DashboardResponse>(DASHBOARD_PATH, dashboardQuery(range)),
     [fromSec, toSec],
     'run,queue,worker',
     // worker slots and heartbeats change with heartbeats, which send no event
