@@ -15,6 +15,9 @@ export interface FileHome {
   readonly logs: number;
 }
 
+/** Runs created at once. */
+const BATCH = 20;
+
 const node = (name: string, out: string, err: string): NodeRecord => ({
   step: { name, command: `echo ${name}` } as NodeRecord['step'],
   stdout: out,
@@ -93,7 +96,7 @@ export const makeFileHome = async (home: string, runs: number): Promise<FileHome
   let children = 0;
   let queued = 0;
   let logs = 0;
-  for (let i = 0; i < runs; i++) {
+  const one = async (i: number): Promise<void> => {
     const name = `dag-${i % 5}`;
     const r = recordOf(logDir, name, `run-${String(i).padStart(5, '0')}`, i);
     await store.createRun(r, { dag: { name, steps: [{ name: 'work' }] }, localDags: [] });
@@ -105,6 +108,9 @@ export const makeFileHome = async (home: string, runs: number): Promise<FileHome
       logs += writeLogs(c, i + 1);
       children++;
     }
-  }
+  };
+  // a few at once: the file store's writes are mostly waiting on the disk
+  for (let i = 0; i < runs; i += BATCH)
+    await Promise.all(Array.from({ length: Math.min(BATCH, runs - i) }, (_, k) => one(i + k)));
   return { store, dataDir, logDir, runs, children, queued, logs };
 };

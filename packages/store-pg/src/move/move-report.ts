@@ -46,5 +46,8 @@ export const reportLines = (r: MoveReport): string[] => [
   ...(r.failed.length > 0 ? [`failed: ${r.failed.length} run(s)`] : []),
 ];
 
-/** Runs still going: their record and logs may change without the target knowing. */
-export const isSettled = (status: number): boolean => status !== 1 && status !== 5;
+/**
+ * False for a running run: its logs may grow without a new revision, so each pass copies them
+ * again. Any other run changes only with a new revision (a queued run has no logs yet).
+ */
+export const isSettled = (status: number): boolean => status !== 1;
