@@ -32,7 +32,7 @@ afterAll(async () => {
   await Promise.all(pools.map((p) => p.end()));
   await pg?.stop();
   rmSync(dir, { recursive: true, force: true });
-});
+}, LONG);
 
 /** `trellis migrate store ...` as its own process; `onErr` sees stderr as it comes. */
 const start = (args: string[], url: string, onErr?: (text: string) => void) => {

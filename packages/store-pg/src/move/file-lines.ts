@@ -7,9 +7,12 @@ export interface FileLinesEnd {
   readonly partial: string;
 }
 
+/** A line without the `\r` of a CRLF ending, as the file store's reader shows it. */
+const unCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
+
 /**
- * Reads the log file at `path` as lines split on `\n` (as `PgLogs.append` splits them: a `\r`
- * stays in its line), handing them to `onBatch` `batchLines` at a time and waiting for it, so
+ * Reads the log file at `path` as lines split on `\n`, a CRLF's `\r` dropped as the file
+ * store's reader drops it (packages/store/src/logs/line-scanner.ts), handing them to `onBatch` `batchLines` at a time and waiting for it, so
  * a log of any size is copied in bounded memory. Resolves with the count and the unfinished
  * last line.
  */
@@ -26,7 +29,7 @@ export const readFileLines = async (
     const parts = (carry + text).split('\n');
     carry = parts.pop() ?? '';
     for (const line of parts) {
-      batch.push(line);
+      batch.push(unCr(line));
       if (batch.length >= batchLines) {
         complete += batch.length;
         const full = batch;
@@ -42,5 +45,5 @@ export const readFileLines = async (
     complete += batch.length;
     await onBatch(batch);
   }
-  return { complete, partial: carry };
+  return { complete, partial: unCr(carry) };
 };

@@ -56,6 +56,7 @@ export const exportLog = async (db: PgDb, log: StoredLog, to: string): Promise<n
     if (!out.write(text)) await once(out, 'drain');
     last = Number((page.rows[page.rows.length - 1] as { line_no: string }).line_no);
     lines += page.rows.length;
+    if (page.rows.length < PAGE_LINES) break; // the last page: no query for an empty one
   }
   out.end(log.partial);
   await once(out, 'finish');

@@ -14,6 +14,8 @@ export interface PgToFilesOptions {
   readonly files: FsRunStore;
   /** Its log folder: exported logs go to `<logDir>/<dag>/<id>/`. */
   readonly logDir: string;
+  /** Runs written at once. @default 4 */
+  readonly concurrency?: number;
   readonly onProgress?: (report: MoveReport) => void;
 }
 
@@ -94,10 +96,26 @@ const note = (report: MoveReport, run: string, e: unknown): void => {
   report.failed.push({ run, reason: (e as Error).message });
 };
 
+/** A top-level run and its children, in that order (a child needs its root in the file store). */
+const exportTree = async (o: PgToFilesOptions, report: MoveReport, row: RunRow): Promise<void> => {
+  const ref = { name: row.record.name, dagRunId: row.record.dagRunId };
+  const label = `${ref.name}/${ref.dagRunId}`;
+  try {
+    await exportRun(o, report, row);
+    for (const child of await childrenOf(o.db, ref))
+      await exportRun(o, report, child).catch((e: unknown) =>
+        note(report, `${label} child ${child.record.dagRunId}`, e),
+      );
+  } catch (e) {
+    note(report, label, e);
+  }
+};
+
 /**
  * `trellis migrate store --to files`: writes every run of the PostgreSQL store (records, DAG
  * snapshots, stop requests, child runs, logs) into a file home that the file store reads (a
- * backup, or a move back to files), paging through the database (bounded memory). Idempotent
+ * backup, or a move back to files), paging through the database (bounded memory), four
+ * top-level runs at once. Idempotent
  * as `copyFilesToPg`: a second pass writes nothing new.
  */
 export const exportPgToFiles = async (o: PgToFilesOptions): Promise<MoveReport> => {
@@ -106,20 +124,14 @@ export const exportPgToFiles = async (o: PgToFilesOptions): Promise<MoveReport> 
   for (;;) {
     const page = await rootsAfter(o.db, after);
     if (page.length === 0) return report;
-    for (const row of page) {
-      const ref = { name: row.record.name, dagRunId: row.record.dagRunId };
-      const label = `${ref.name}/${ref.dagRunId}`;
-      try {
-        await exportRun(o, report, row);
-        for (const child of await childrenOf(o.db, ref))
-          await exportRun(o, report, child).catch((e: unknown) =>
-            note(report, `${label} child ${child.record.dagRunId}`, e),
-          );
-      } catch (e) {
-        note(report, label, e);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let row = page[next++]; row !== undefined; row = page[next++]) {
+        await exportTree(o, report, row);
+        o.onProgress?.(report);
       }
-      o.onProgress?.(report);
-    }
+    };
+    await Promise.all(Array.from({ length: o.concurrency ?? 4 }, worker));
     const last = page[page.length - 1] as RunRow;
     after = { name: last.record.name, dagRunId: last.record.dagRunId };
   }
