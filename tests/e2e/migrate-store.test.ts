@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -181,11 +181,9 @@ describe(`trellis migrate store, a home of ${RUNS} runs`, () => {
     'takes a copy killed midway up where it stopped, ending as a copy made in one go',
     async () => {
       const url = await pg.createDatabase('resumed');
-      let child: ChildProcess | undefined;
       const cut = start(['--to', 'postgres'], url, (err) => {
-        if (err.includes('... 1000 runs')) child?.kill('SIGKILL');
+        if (err.includes('... 1000 runs')) cut.child.kill('SIGKILL');
       });
-      child = cut.child;
       const killed = await cut.done;
       expect(killed.code).toBeNull();
       const partway = await pgStore(url).listRuns({ includeChildren: true });

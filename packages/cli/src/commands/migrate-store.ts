@@ -40,8 +40,8 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
 
-/** The direction asked for, or a sentence saying what to write instead. */
-const targetOf = (v: Values): MoveTarget | string => {
+/** The direction asked for (`postgres` or `files`), or a sentence saying what to write instead. */
+const targetOf = (v: Values): string => {
   const from =
     v.from === undefined
       ? undefined
