@@ -40,3 +40,4 @@ export {
   type FsIdempotencyJournalOptions,
 } from './idempotency/fs-idempotency-journal.js';
 export { FsWebhookJournal } from './webhooks/fs-webhook-journal.js';
+export { walkRuns, type WalkedRun } from './runs/walk-runs.js';

@@ -9,6 +9,7 @@ import { startCommand } from './start.js';
 import { serverCommand, startAllCommand } from './server.js';
 import { cleanupCommand } from './cleanup.js';
 import { migrateHistoryCommand } from './migrate-history.js';
+import { migrateStoreCommand } from './migrate-store.js';
 import { dbMigrateCommand, dbStatusCommand } from './db.js';
 import { coordinatorCommand } from './coordinator.js';
 import { workerCommand } from './worker.js';
@@ -35,6 +36,7 @@ export const COMMANDS: readonly Command[] = [
   workerCommand,
   certsCommand,
   migrateHistoryCommand,
+  migrateStoreCommand,
   dbMigrateCommand,
   dbStatusCommand,
   cleanupCommand,
