@@ -44,7 +44,10 @@ export const serve = async (
   opts: ServeOptions,
 ): Promise<ExitCode> => {
   const rt = await makeRuntime(io, flags, { fleet: opts.withScheduler, spawner: true });
-  if (!(await startFleet(rt, io))) return ExitCode.Failure;
+  if (!(await startFleet(rt, io))) {
+    await rt.closeStore();
+    return ExitCode.Failure;
+  }
   const fleet = rt.fleet;
   const { config } = rt;
   ensureFolders(config);
@@ -85,6 +88,7 @@ export const serve = async (
     await webhooks.stop();
     await fleet?.stop();
     await rt.tracer.shutdown();
+    await rt.closeStore();
     return ExitCode.Failure;
   }
   // Parse every DAG file once now, so the first list request is as fast as the others.
@@ -112,6 +116,7 @@ export const serve = async (
   await webhooks.stop(); // after the runs: their final events are journaled first
   await fleet?.stop();
   await rt.tracer.shutdown();
+  await rt.closeStore(); // after the runs and the fleet: their last saves are made
   server.closeAllConnections();
   await closed;
   io.out('Trellis stopped');
