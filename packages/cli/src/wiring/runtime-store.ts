@@ -3,6 +3,7 @@ import type { CoordinatorStore } from '@trellis/coordinator';
 import type { RetentionStore } from '@trellis/scheduler';
 import type { RunReadStore, RunSnapshotData, RunStorePort, StoreScope } from '@trellis/services';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
+import type { PgDb } from '@trellis/store-pg';
 import {
   FsRunStore,
   type CleanupReport,
@@ -34,6 +35,8 @@ export interface OpenedStore {
   readonly store: RuntimeStore;
   /** `postgres` when `database.url` is set, else `files`. */
   readonly kind: 'files' | 'postgres';
+  /** The database pool of the PostgreSQL store (the leader lease, metrics); else undefined. */
+  readonly database?: PgDb;
   close(): Promise<void>;
 }
 
@@ -63,7 +66,7 @@ export const openRuntimeStore = async (
       warn: opts.warn,
       onRecordSaved: opts.onRecordSaved,
     });
-    return { store, kind: 'postgres', close: () => db.end() };
+    return { store, kind: 'postgres', database: db, close: () => db.end() };
   }
   const store = new FsRunStore({
     dataDir: config.paths.dataDir,

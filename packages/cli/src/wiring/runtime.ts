@@ -29,6 +29,7 @@ import { RunTracer } from '@trellis/telemetry';
 import type { CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import type { Fleet } from './fleet.js';
+import type { PgDb } from '@trellis/store-pg';
 import { openRuntimeStore, type RuntimeStore } from './runtime-store.js';
 
 /** The concrete parts one CLI command works with (the composition root). */
@@ -37,6 +38,8 @@ export interface Runtime {
   readonly store: RuntimeStore;
   /** `postgres` with `SVC_DATABASE_URL`, else `files`. */
   readonly storeKind: 'files' | 'postgres';
+  /** The PostgreSQL store's pool (leader lease, metrics); undefined with the file store. */
+  readonly database?: PgDb;
   /** Closes the store (the database pool) at shutdown; after the runs have settled. */
   closeStore(): Promise<void>;
   readonly dags: DagFileLoader;
@@ -139,6 +142,7 @@ export const makeRuntime = async (
     config,
     store,
     storeKind: opened.kind,
+    ...(opened.database ? { database: opened.database } : {}),
     closeStore: () => opened.close(),
     dags,
     runs,
