@@ -16,6 +16,10 @@ export {
   type RunFacts,
 } from './metrics/create-metrics.js';
 export {
+  registerLeadershipMetrics,
+  type LeadershipSources,
+} from './metrics/leadership-metrics.js';
+export {
   createHealthProbe,
   type HealthProbeOptions,
   type HealthVerdict,

@@ -20,6 +20,8 @@ import { createApiServer, type ApiServer } from './api-server.js';
 import { serveMetrics } from './serve-metrics.js';
 import { findWebRoot } from './web-root.js';
 import { dagDefinitionsOf, ensureFolders, makeRuntime, type Runtime } from './runtime.js';
+import type { LeaderFacts } from './leader-lease.js';
+import { wireLeadershipMetrics } from './leadership-metrics.js';
 import { startSchedulerRole, type SchedulerStatus } from './scheduler-role.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from './shutdown.js';
 import { startWebhooks } from './webhooks.js';
@@ -66,6 +68,7 @@ export const serve = async (
   const scheduler = opts.withScheduler
     ? startSchedulerRole(rt, dags, clock, (line) => io.err(line), stopScheduler.signal)
     : undefined;
+  if (rt.database) wireLeadershipMetrics(metrics, rt.database, scheduler);
   const webhooks = await startWebhooks(rt, (m) => io.err(`warning: ${m}`));
   const webAuth = createWebAuth(config.auth, config.server.basePath);
   const deps = {
@@ -136,6 +139,9 @@ const startFleet = async (rt: Runtime, io: CliIo): Promise<boolean> => {
   }
 };
 
+const leaseAge = (ms: number | undefined): { leaseAgeMs?: number } =>
+  ms === undefined ? {} : { leaseAgeMs: ms };
+
 /** The store's part of `GET /health`: its data folder must be writable, its writes succeeding. */
 const storeProblem = async (rt: Runtime): Promise<string | undefined> => {
   const problems = [await dataDirProblem(rt.config.paths.dataDir), rt.store.writeErrors.problem()];
@@ -199,7 +205,7 @@ const listen = async (
 const httpDepsOf = (
   rt: Runtime,
   dags: FsDagStore,
-  scheduler: { status: SchedulerStatus } | undefined,
+  scheduler: { status: SchedulerStatus; leader?: LeaderFacts } | undefined,
   metrics: Metrics,
   auth: HttpDeps['auth'],
   startedAt: Date,
@@ -230,6 +236,14 @@ const httpDepsOf = (
     health: createHealthProbe({
       storeProblem: () => storeProblem(rt),
       ...(scheduler ? { schedulerAlive: scheduler.status.alive } : {}),
+      ...(scheduler?.leader
+        ? {
+            leadership: () => ({
+              leader: scheduler.status.running(),
+              ...leaseAge(scheduler.status.leaseAgeMs()),
+            }),
+          }
+        : {}),
     }),
     metrics: () => metrics.render(),
     metricsPrivate: !rt.config.server.metricsPublic,

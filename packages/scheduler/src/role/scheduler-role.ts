@@ -122,7 +122,7 @@ export const startSchedulerRole = (
   return { status, done };
 };
 
-/** A new leader's cron fires from just before its predecessor's last fire (claims dedupe). */
+/** A new leader's cron fires what is due after its predecessor's last fire (claims dedupe). */
 const resumeCron = async (
   cron: CronScheduler,
   fires: FireLedger,
@@ -135,7 +135,8 @@ const resumeCron = async (
   });
   if (last === undefined) return;
   const floor = clock.now().getTime() - CATCH_UP_MAX_MS;
-  cron.resumeFrom(new Date(Math.max(last.getTime() - 1, floor)));
+  // cron fires one time per entry and tick: from the last fire itself, so the next one is due
+  cron.resumeFrom(new Date(Math.max(last.getTime(), floor)));
 };
 
 /** Renews the lease every `everyMs`; aborts `inner` when another process took it. */
