@@ -79,6 +79,9 @@ const untilSecondOfMinute = async (second: number): Promise<void> => {
   await new Promise((r) => setTimeout(r, ms));
 };
 
+/** Polling bound for a take-over (the lease's TTL plus a renewal here; timings are benched). */
+const LEADER_WAIT = { timeout: 15_000 };
+
 const leaderOf = async (candidates: StartAll[]): Promise<StartAll> => {
   let found: StartAll | undefined;
   await expect
@@ -86,7 +89,7 @@ const leaderOf = async (candidates: StartAll[]): Promise<StartAll> => {
       const roles = await Promise.all(candidates.map(roleOf));
       found = candidates[roles.indexOf('leader')];
       return roles.filter((r) => r === 'leader').length;
-    })
+    }, LEADER_WAIT)
     .toBe(1);
   return found as StartAll;
 };
@@ -120,7 +123,7 @@ describe('replicated start-all on PostgreSQL', () => {
     await expect.poll(async () => (await fires()).length, { timeout: 70_000 }).toBe(3);
     other.proc.kill('SIGCONT');
     await other.waitFor('is stale');
-    await expect.poll(() => roleOf(other)).toBe('follower');
+    await expect.poll(() => roleOf(other), LEADER_WAIT).toBe('follower');
     const metrics = await fetch(`${other.url}/api/v2/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/^svc_leader_fenced_writes_total [1-9]/m);
     expect(metrics).toMatch(/^svc_leader 0$/m);

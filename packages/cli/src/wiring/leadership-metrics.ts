@@ -18,12 +18,12 @@ const pingMs = async (db: PgDb): Promise<number | undefined> => {
 export const wireLeadershipMetrics = (
   metrics: Metrics,
   db: PgDb,
-  scheduler: { status: SchedulerStatus; leader?: LeaderFacts } | undefined,
+  scheduler: () => { status: SchedulerStatus; leader?: LeaderFacts } | undefined,
 ): void =>
   registerLeadershipMetrics(metrics.registry, {
-    leader: () => scheduler?.status.running() ?? false,
-    leaseAgeMs: () => scheduler?.status.leaseAgeMs(),
-    fencedWrites: () => scheduler?.leader?.fencedWrites() ?? 0,
+    leader: () => scheduler()?.status.running() ?? false,
+    leaseAgeMs: () => scheduler()?.status.leaseAgeMs(),
+    fencedWrites: () => scheduler()?.leader?.fencedWrites() ?? 0,
     databaseLatencyMs: () => pingMs(db),
     pool: () => ({
       inUse: db.pool.totalCount - db.pool.idleCount,

@@ -4,6 +4,8 @@ import { RunStatus, systemClock } from '@trellis/core';
 import type { FsDagStore } from '@trellis/store';
 import { VERSION } from '../version.js';
 import type { Runtime } from './runtime.js';
+import type { LeaderFacts } from './leader-lease.js';
+import { wireLeadershipMetrics } from './leadership-metrics.js';
 import type { SchedulerStatus } from './scheduler-role.js';
 
 /**
@@ -15,7 +17,7 @@ import type { SchedulerStatus } from './scheduler-role.js';
 export const serveMetrics = (
   rt: Runtime,
   dags: FsDagStore,
-  scheduler: () => { status: SchedulerStatus } | undefined,
+  scheduler: () => { status: SchedulerStatus; leader?: LeaderFacts } | undefined,
   startedAt: Date,
   warn: (message: string) => void,
 ): Metrics => {
@@ -64,5 +66,6 @@ export const serveMetrics = (
     fleet.onClaimed = (ms) => metrics.recordDispatchLatency(ms);
     fleet.dispatcher.onRunUpdate((r) => metrics.observeRun(r));
   }
+  if (rt.database) wireLeadershipMetrics(metrics, rt.database, scheduler);
   return metrics;
 };

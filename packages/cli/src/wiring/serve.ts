@@ -21,7 +21,6 @@ import { serveMetrics } from './serve-metrics.js';
 import { findWebRoot } from './web-root.js';
 import { dagDefinitionsOf, ensureFolders, makeRuntime, type Runtime } from './runtime.js';
 import type { LeaderFacts } from './leader-lease.js';
-import { wireLeadershipMetrics } from './leadership-metrics.js';
 import { startSchedulerRole, type SchedulerStatus } from './scheduler-role.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from './shutdown.js';
 import { startWebhooks } from './webhooks.js';
@@ -68,7 +67,6 @@ export const serve = async (
   const scheduler = opts.withScheduler
     ? startSchedulerRole(rt, dags, clock, (line) => io.err(line), stopScheduler.signal)
     : undefined;
-  if (rt.database) wireLeadershipMetrics(metrics, rt.database, scheduler);
   const webhooks = await startWebhooks(rt, (m) => io.err(`warning: ${m}`));
   const webAuth = createWebAuth(config.auth, config.server.basePath);
   const deps = {
