@@ -107,6 +107,8 @@ describe('replicated start-all on PostgreSQL', () => {
     expect(await roleOf(other)).toBe('follower');
     // a fire by the first leader, then it dies
     await expect.poll(async () => (await fires()).length, { timeout: 70_000 }).toBe(1);
+    // killed once its run exists (a claim and its run are two writes: docs/decisions.md)
+    await expect.poll(() => tickRuns(first)).toBe(1);
     first.proc.kill('SIGKILL');
     expect(await leaderOf([other])).toBe(other);
     const c = await startInstance(3);
