@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgDb } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { callApi, startAll, type StartAll } from './support/start-all.js';
+import { callApi, startAll, untilFinal, type StartAll } from './support/start-all.js';
 
 /**
  * Replicated start-all instances on one PostgreSQL (issue 20 item 4): one leader for cron and the
@@ -49,6 +49,10 @@ beforeAll(async () => {
     join(DAGS(), 'tick.yaml'),
     'schedule: "* * * * *"\nsteps:\n  - name: s\n    command: echo tick\n',
   );
+  writeFileSync(
+    join(DAGS(), 'job.yaml'),
+    `steps:\n  - name: s\n    command: sh -c 'echo $DAG_RUN_ID >> ${join(root, 'ledger')}'\n`,
+  );
 });
 
 afterAll(async () => {
@@ -70,6 +74,15 @@ const fires = async (): Promise<{ at: number; by: string }[]> =>
       "SELECT fire_at, fired_by FROM trellis_schedule_fires WHERE dag_name = 'tick' ORDER BY fire_at",
     )
   ).rows.map((r) => ({ at: r.fire_at.getTime(), by: r.fired_by }));
+
+const readLedger = (): string[] => {
+  const path = join(root, 'ledger');
+  return existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+    : [];
+};
 
 const pidOf = (holder: string): number => Number(holder.split(':')[1]);
 
@@ -94,6 +107,32 @@ const leaderOf = async (candidates: StartAll[]): Promise<StartAll> => {
   return found as StartAll;
 };
 
+/** Posts runs of `job` to the live instances in turn until stopped; the ids accepted (200). */
+const streamRuns = (targets: () => StartAll[]): { stop: () => Promise<string[]> } => {
+  const accepted: string[] = [];
+  let running = true;
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const live = targets().filter((t) => t.proc.exitCode === null && t.proc.signalCode === null);
+      const t = live[i % live.length];
+      if (t) {
+        const r = await callApi(`${t.url}/api/v2`, 'POST', '/dags/job/start', {}).catch(
+          () => undefined,
+        );
+        if (r?.status === 200) accepted.push(r.body.dagRunId as string);
+      }
+      await new Promise((res) => setTimeout(res, 200)); // a stream of about 5 runs/s
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return accepted;
+    },
+  };
+};
+
 const tickRuns = async (s: StartAll): Promise<number> =>
   ((await callApi(`${s.url}/api/v2`, 'GET', '/dag-runs?name=tick')).body.dagRuns as unknown[])
     .length;
@@ -109,8 +148,22 @@ describe('replicated start-all on PostgreSQL', () => {
     await expect.poll(async () => (await fires()).length, { timeout: 70_000 }).toBe(1);
     // killed once its run exists (a claim and its run are two writes: docs/decisions.md)
     await expect.poll(() => tickRuns(first)).toBe(1);
+    const stream = streamRuns(() => [a, b]);
+    await expect.poll(() => readLedger().length).toBeGreaterThan(3);
     first.proc.kill('SIGKILL');
     expect(await leaderOf([other])).toBe(other);
+    await expect.poll(() => readLedger().length, LEADER_WAIT).toBeGreaterThan(6);
+    const accepted = await stream.stop();
+    // every accepted run reaches a final status (the killed one's runs: marked failed by the
+    // new leader's recovery); none executed twice, and every succeeded one exactly once
+    const statuses = new Map<string, number>();
+    for (const id of accepted)
+      statuses.set(id, Number((await untilFinal(`${other.url}/api/v2`, 'job', id)).status));
+    const ledger = readLedger();
+    expect(new Set(ledger).size).toBe(ledger.length);
+    const succeeded = accepted.filter((id) => statuses.get(id) === 4);
+    expect(ledger.filter((id) => succeeded.includes(id)).sort()).toEqual([...succeeded].sort());
+    expect(ledger.every((id) => accepted.includes(id))).toBe(true);
     const c = await startInstance(3);
     expect(await roleOf(c)).toBe('follower');
     // the next minute is fired by the new leader
