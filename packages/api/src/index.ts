@@ -15,6 +15,7 @@ export {
   type MetricSources,
   type RunFacts,
 } from './metrics/create-metrics.js';
+export { registerLeadershipMetrics, type LeadershipSources } from './metrics/leadership-metrics.js';
 export {
   createHealthProbe,
   type HealthProbeOptions,

@@ -40,9 +40,15 @@ export interface CronSchedulerDeps {
   readonly log: (line: string) => void;
   /** Called after every completed tick (health: a stalled loop stops calling it). */
   readonly onTick?: (at: Date) => void;
+  /**
+   * Claims a fire across instances before it acts (the PostgreSQL store's fire ledger, fenced
+   * by the leader lease): false when another instance fired it already or this one lost the
+   * lead. Absent: every fire acts (one store, one scheduler).
+   */
+  readonly claim?: (dagName: string, kind: Kind, at: Date) => Promise<boolean>;
 }
 
-type Kind = 'start' | 'stop' | 'restart';
+export type Kind = 'start' | 'stop' | 'restart';
 
 const MINUTE_MS = 60_000;
 
@@ -84,6 +90,15 @@ export class CronScheduler {
       await this.tick();
     }
     await this.idle();
+  }
+
+  /**
+   * Fires from `at` on at the next tick (a new leader takes over from the last fire its
+   * predecessor recorded, so a hand-over misses no fire; the claims keep it from doubling one).
+   */
+  resumeFrom(at: Date): void {
+    this.#prevTick = at;
+    this.#fired.clear();
   }
 
   /** Resolves when no fire is in progress. */
@@ -161,6 +176,10 @@ export class CronScheduler {
   async #fire(kind: Kind, d: ScheduledDag, entry: ScheduleEntry, at: Date): Promise<void> {
     const what = `${kind} schedule "${entry.timezone ? `CRON_TZ=${entry.timezone} ` : ''}${entry.cron}" of DAG "${d.dag.name}" at ${at.toISOString()}`;
     try {
+      if (this.deps.claim && !(await this.deps.claim(d.dag.name, kind, at))) {
+        this.deps.log(`scheduler: ${what}: fired by another instance`);
+        return;
+      }
       if (kind === 'start') {
         const skip = await this.#skipStart(d, entry, at);
         if (skip !== undefined) {

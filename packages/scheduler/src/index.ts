@@ -1,6 +1,7 @@
 export {
   CronScheduler,
   type CronSchedulerDeps,
+  type Kind as ScheduleKind,
   type LatestRun,
   type ScheduleActions,
   type ScheduledDag,
@@ -13,6 +14,7 @@ export {
 } from './queues/queue-processor.js';
 export {
   startSchedulerRole,
+  type FireLedger,
   type SchedulerLease,
   type SchedulerRoleDeps,
   type SchedulerStatus,

@@ -1,4 +1,5 @@
 import type { Clock } from '@trellis/core';
+import type { DagRunRecord } from '@trellis/spec';
 import { PgDb } from './db/pg-db.js';
 import { migrate } from './migrate/migrations.js';
 import { PgRunStore } from './runs/pg-run-store.js';
@@ -12,6 +13,8 @@ export interface OpenPgStoreOptions {
   readonly logDir: string;
   readonly clock: Clock;
   readonly warn?: (message: string) => void;
+  /** See `PgRunStoreOptions.onRecordSaved`. */
+  readonly onRecordSaved?: (record: DagRunRecord) => void;
 }
 
 /**
@@ -38,6 +41,7 @@ export const openPgStore = async (
     logDir: opts.logDir,
     clock: opts.clock,
     ...(opts.warn ? { warn: opts.warn } : {}),
+    ...(opts.onRecordSaved ? { onRecordSaved: opts.onRecordSaved } : {}),
   });
   return { db, store };
 };

@@ -1,3 +1,4 @@
+import type { HealthVerdict } from '../metrics/health.js';
 import type { Clock } from '@trellis/core';
 import type { WorkerInfo } from '@trellis/contract';
 import type {
@@ -27,7 +28,7 @@ export interface HttpDeps {
   readonly auth: Authenticator;
   readonly log: HttpLogger;
   /** Store writable, scheduler answering; an `error` makes /health answer 503. */
-  readonly health: () => Promise<{ readonly error?: string }>;
+  readonly health: () => Promise<HealthVerdict>;
   /**
    * Prometheus text exposition of the `svc_*` metrics; only `names` when given (an unknown name
    * throws bad_request).

@@ -41,4 +41,17 @@ describe('createHealthProbe', () => {
     })();
     expect(verdict.error).toBe(`${PROBLEM}; the scheduler is not responding`);
   });
+
+  it('says leader (with the lease age) or follower with replicated coordinators', async () => {
+    const leader = createHealthProbe({
+      storeProblem: fine,
+      leadership: () => ({ leader: true, leaseAgeMs: 1500 }),
+    });
+    expect(await leader()).toEqual({ role: 'leader', leaseAgeSeconds: 1.5 });
+    const follower = createHealthProbe({
+      storeProblem: broken,
+      leadership: () => ({ leader: false }),
+    });
+    expect(await follower()).toEqual({ error: PROBLEM, role: 'follower' });
+  });
 });

@@ -4,12 +4,30 @@ export interface HealthProbeOptions {
   readonly storeProblem: () => Promise<string | undefined>;
   /** Whether the scheduler answers; absent when this process runs none. */
   readonly schedulerAlive?: () => boolean;
+  /**
+   * With replicated coordinators (the PostgreSQL store): whether this instance leads (cron,
+   * queues, recovery, retention) or follows, and its lease's age; absent otherwise.
+   */
+  readonly leadership?: () => { readonly leader: boolean; readonly leaseAgeMs?: number };
 }
 
 /** A probe's verdict: `error` names every failing part; absent means healthy. */
 export interface HealthVerdict {
   readonly error?: string;
+  /** `leader` or `follower` with replicated coordinators (beyond the spec). */
+  readonly role?: 'leader' | 'follower';
+  /** Seconds since the leader last renewed its lease (the leader only; beyond the spec). */
+  readonly leaseAgeSeconds?: number;
 }
+
+const roleOf = (l: HealthProbeOptions['leadership']): Omit<HealthVerdict, 'error'> => {
+  if (!l) return {};
+  const { leader, leaseAgeMs } = l();
+  return {
+    role: leader ? 'leader' : 'follower',
+    ...(leader && leaseAgeMs !== undefined ? { leaseAgeSeconds: leaseAgeMs / 1000 } : {}),
+  };
+};
 
 const isAlive = (check: () => boolean): boolean => {
   try {
@@ -33,5 +51,6 @@ export const createHealthProbe =
     if (options.schedulerAlive && !isAlive(options.schedulerAlive)) {
       problems.push('the scheduler is not responding');
     }
-    return problems.length === 0 ? {} : { error: problems.join('; ') };
+    const role = roleOf(options.leadership);
+    return problems.length === 0 ? role : { error: problems.join('; '), ...role };
   };

@@ -19,6 +19,10 @@ export const systemRoutes = (metricsPrivate: boolean) =>
           uptime: Math.max(0, Math.floor((now.getTime() - deps.startedAt.getTime()) / 1000)),
           timestamp: now.toISOString(),
           ...(probe.error ? { error: probe.error } : {}),
+          ...(probe.role ? { role: probe.role } : {}),
+          ...(probe.leaseAgeSeconds !== undefined
+            ? { leaseAgeSeconds: probe.leaseAgeSeconds }
+            : {}),
         };
         return { status: probe.error ? 503 : 200, body };
       },

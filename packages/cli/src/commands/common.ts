@@ -43,6 +43,7 @@ export const withRuntime = async (
     } finally {
       // spans of the command's runs go out before the process exits (bounded by otel.timeout)
       await rt.tracer.shutdown();
+      await rt.closeStore();
     }
   } catch (e) {
     if (e instanceof ConfigError) {

@@ -84,6 +84,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   } catch (e) {
     io.err(`trellis coordinator: ${(e as Error).message}`);
     await fleet.stop().catch(() => undefined);
+    await rt.closeStore();
     return ExitCode.Failure;
   }
   const stop = new AbortController();
@@ -103,6 +104,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   await rt.runs.drain(SHUTDOWN_GRACE_MS);
   await rt.tracer.shutdown(); // the last spans go out before the process exits
   await fleet.stop();
+  await rt.closeStore();
   io.out('Trellis coordinator stopped');
   return ExitCode.Ok;
 };

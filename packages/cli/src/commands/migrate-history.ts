@@ -51,7 +51,13 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   return withRuntime('migrate history', io, values, async (rt) => {
     const legacyDir = values.from ? resolve(io.cwd, values.from) : rt.config.paths.dataDir;
     const dryRun = values['dry-run'] === true;
-    const { migrateHistory } = await import('@trellis/store'); // not loaded by `trellis --help`
+    const { FsRunStore, migrateHistory } = await import('@trellis/store'); // not loaded by --help
+    if (!(rt.store instanceof FsRunStore)) {
+      io.err(
+        'trellis migrate history: converts into the file store only; unset SVC_DATABASE_URL (database.url) to convert, then copy the runs into PostgreSQL',
+      );
+      return ExitCode.Usage;
+    }
     const report = await migrateHistory({
       legacyDir,
       store: rt.store,

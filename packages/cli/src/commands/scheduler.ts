@@ -37,6 +37,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   await role.done;
   await rt.runs.drain(SHUTDOWN_GRACE_MS);
   await rt.tracer.shutdown(); // the last spans go out before the process exits
+  await rt.closeStore();
   io.out('Trellis scheduler stopped');
   return ExitCode.Ok;
 };

@@ -8,8 +8,8 @@ import {
 } from '@trellis/coordinator';
 import { BullmqDispatcher, createRedis } from '@trellis/dispatch/remote';
 import type { RunEvents } from '@trellis/services';
-import type { FsRunStore } from '@trellis/store';
 import { logRedisOutages } from './redis-log.js';
+import type { RuntimeStore } from './runtime-store.js';
 
 /** The coordinator side of distributed mode in one process: gRPC coordinator + BullMQ dispatch. */
 export interface Fleet {
@@ -60,7 +60,7 @@ export const workerTlsOf = (config: Readonly<Config>): TlsFiles | undefined =>
  */
 export const makeFleet = (
   config: Readonly<Config>,
-  store: FsRunStore,
+  store: RuntimeStore,
   clock: Clock,
   log: (line: string) => void,
   events?: RunEvents,

@@ -24,16 +24,24 @@ import {
 } from '@trellis/services';
 import { DagFileLoader, FsDagStore } from '@trellis/store';
 import { RetentionOnStart, recoverLostRuns } from '@trellis/scheduler';
-import { FsRunStore, currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
+import { currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from '@trellis/telemetry';
 import type { CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import type { Fleet } from './fleet.js';
+import type { PgDb } from '@trellis/store-pg';
+import { openRuntimeStore, type RuntimeStore } from './runtime-store.js';
 
 /** The concrete parts one CLI command works with (the composition root). */
 export interface Runtime {
   readonly config: Readonly<Config>;
-  readonly store: FsRunStore;
+  readonly store: RuntimeStore;
+  /** `postgres` with `SVC_DATABASE_URL`, else `files`. */
+  readonly storeKind: 'files' | 'postgres';
+  /** The PostgreSQL store's pool (leader lease, metrics); undefined with the file store. */
+  readonly database?: PgDb;
+  /** Closes the store (the database pool) at shutdown; after the runs have settled. */
+  closeStore(): Promise<void>;
   readonly dags: DagFileLoader;
   readonly runs: RunService;
   readonly events: EngineEvents;
@@ -84,17 +92,16 @@ export const makeRuntime = async (
       : {}),
   });
   const clock = systemClock;
+  const warn = (m: string): void => io.err(`warning: ${m}`);
   const runEvents = new InMemoryRunEvents({ clock });
   const transitions = new RecordTransitions(runEvents);
-  const store = new FsRunStore({
-    dataDir: config.paths.dataDir,
-    logDir: config.paths.logDir,
+  const opened = await openRuntimeStore(config, {
     clock,
     warn: (m) => io.err(`warning: ${m}`),
     onRecordSaved: (r) => transitions.recordSaved(r),
-    // a DAG's `logDir: ~/...` means the home the config's own `~` means
-    ...(io.env.HOME ? { userHome: io.env.HOME } : {}),
+    userHome: io.env.HOME,
   });
+  const store = opened.store;
   const dags = new DagFileLoader(config.paths.dagsDir);
   const events = new EngineEvents();
   // gRPC and BullMQ are loaded only in distributed mode
@@ -130,23 +137,37 @@ export const makeRuntime = async (
     warn: (m) => io.err(`warning: ${m}`),
     ...(fleet ? { dispatcher: fleet.dispatcher } : {}),
   });
-  if (fleet) {
-    // Children that parents on workers ask for take the same path as those of local parents.
-    fleet.children = new WorkerChildRuns({
-      children: runs,
-      store,
-      clock,
-      warn: (m) => io.err(`warning: ${m}`),
-    });
-  }
-  const recovered = await recoverLostRuns({ store, clock, processes: owner });
+  // Children that parents on workers ask for take the same path as those of local parents.
+  if (fleet) fleet.children = new WorkerChildRuns({ children: runs, store, clock, warn });
+  await recoverAtStart(io, runs, { store, clock, processes: owner });
+  return {
+    config,
+    store,
+    storeKind: opened.kind,
+    ...(opened.database ? { database: opened.database } : {}),
+    closeStore: () => opened.close(),
+    dags,
+    runs,
+    events,
+    runEvents,
+    transitions,
+    tracer,
+    ...(fleet ? { fleet } : {}),
+  };
+};
+
+/** Marks runs whose owner process died as failed, freeing their queue slots (crash safety). */
+const recoverAtStart = async (
+  io: CliIo,
+  runs: RunService,
+  deps: Parameters<typeof recoverLostRuns>[0],
+): Promise<void> => {
+  const recovered = await recoverLostRuns(deps);
   runs.queues.runsEnded(recovered);
   for (const r of recovered)
     io.err(
       `note: run ${r.dagRunId} of DAG "${r.name}" was left running by a process that died; marked failed`,
     );
-  const withFleet = fleet ? { fleet } : {};
-  return { config, store, dags, runs, events, runEvents, transitions, tracer, ...withFleet };
 };
 
 /** How old the DAG list's latest runs of another process may be (issue 21: within a second). */

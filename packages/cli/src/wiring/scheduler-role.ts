@@ -7,6 +7,7 @@ import {
 } from '@trellis/scheduler';
 import type { FsDagStore } from '@trellis/store';
 import { LeaseLock, currentOwner, processStartTime } from '@trellis/store';
+import { pgLeadership, type LeaderFacts } from './leader-lease.js';
 import type { Runtime } from './runtime.js';
 
 export type { SchedulerStatus } from '@trellis/scheduler';
@@ -22,15 +23,20 @@ export const startSchedulerRole = (
   clock: Clock,
   log: (line: string) => void,
   signal: AbortSignal,
-): { status: SchedulerStatus; done: Promise<void> } =>
-  startRole(
+): { status: SchedulerStatus; done: Promise<void>; leader?: LeaderFacts } => {
+  // the PostgreSQL store: a lease row with a fencing token, shared by replicated coordinators
+  const pg = rt.database ? pgLeadership(rt.database, rt.config, log) : undefined;
+  const role = startRole(
     {
       clock,
-      lease: new LeaseLock({
-        path: join(rt.config.paths.dataDir, 'scheduler', 'lock.json'),
-        owner: currentOwner(),
-        clock,
-      }),
+      lease:
+        pg?.lease ??
+        new LeaseLock({
+          path: join(rt.config.paths.dataDir, 'scheduler', 'lock.json'),
+          owner: currentOwner(),
+          clock,
+        }),
+      ...(pg ? { fires: pg.fires, leaseEveryMs: pg.leaseEveryMs } : {}),
       dags: () => defs.scheduled(),
       runs: {
         startLoaded: (dag, localDags, req) => rt.runs.startLoaded(dag, localDags, req),
@@ -54,3 +60,5 @@ export const startSchedulerRole = (
     },
     signal,
   );
+  return pg ? { ...role, leader: pg.facts } : role;
+};

@@ -4,6 +4,8 @@ import { RunStatus, systemClock } from '@trellis/core';
 import type { FsDagStore } from '@trellis/store';
 import { VERSION } from '../version.js';
 import type { Runtime } from './runtime.js';
+import type { LeaderFacts } from './leader-lease.js';
+import { wireLeadershipMetrics } from './leadership-metrics.js';
 import type { SchedulerStatus } from './scheduler-role.js';
 
 /**
@@ -22,7 +24,7 @@ const maxStaleMs = 1000;
 export const serveMetrics = (
   rt: Runtime,
   dags: FsDagStore,
-  scheduler: () => { status: SchedulerStatus } | undefined,
+  scheduler: () => { status: SchedulerStatus; leader?: LeaderFacts } | undefined,
   startedAt: Date,
   warn: (message: string) => void,
 ): Metrics => {
@@ -76,5 +78,6 @@ export const serveMetrics = (
     fleet.onClaimed = (ms) => metrics.recordDispatchLatency(ms);
     fleet.dispatcher.onRunUpdate((r) => metrics.observeRun(r));
   }
+  if (rt.database) wireLeadershipMetrics(metrics, rt.database, scheduler);
   return metrics;
 };

@@ -20,6 +20,7 @@ import { createApiServer, type ApiServer } from './api-server.js';
 import { serveMetrics } from './serve-metrics.js';
 import { findWebRoot } from './web-root.js';
 import { dagDefinitionsOf, ensureFolders, makeRuntime, type Runtime } from './runtime.js';
+import type { LeaderFacts } from './leader-lease.js';
 import { startSchedulerRole, type SchedulerStatus } from './scheduler-role.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from './shutdown.js';
 import { startWebhooks } from './webhooks.js';
@@ -44,7 +45,10 @@ export const serve = async (
   opts: ServeOptions,
 ): Promise<ExitCode> => {
   const rt = await makeRuntime(io, flags, { fleet: opts.withScheduler, spawner: true });
-  if (!(await startFleet(rt, io))) return ExitCode.Failure;
+  if (!(await startFleet(rt, io))) {
+    await rt.closeStore();
+    return ExitCode.Failure;
+  }
   const fleet = rt.fleet;
   const { config } = rt;
   ensureFolders(config);
@@ -85,6 +89,7 @@ export const serve = async (
     await webhooks.stop();
     await fleet?.stop();
     await rt.tracer.shutdown();
+    await rt.closeStore();
     return ExitCode.Failure;
   }
   // Parse every DAG file once now, so the first list request is as fast as the others.
@@ -112,6 +117,7 @@ export const serve = async (
   await webhooks.stop(); // after the runs: their final events are journaled first
   await fleet?.stop();
   await rt.tracer.shutdown();
+  await rt.closeStore(); // after the runs and the fleet: their last saves are made
   server.closeAllConnections();
   await closed;
   io.out('Trellis stopped');
@@ -130,6 +136,9 @@ const startFleet = async (rt: Runtime, io: CliIo): Promise<boolean> => {
     return false;
   }
 };
+
+const leaseAge = (ms: number | undefined): { leaseAgeMs?: number } =>
+  ms === undefined ? {} : { leaseAgeMs: ms };
 
 /** The store's part of `GET /health`: its data folder must be writable, its writes succeeding. */
 const storeProblem = async (rt: Runtime): Promise<string | undefined> => {
@@ -194,7 +203,7 @@ const listen = async (
 const httpDepsOf = (
   rt: Runtime,
   dags: FsDagStore,
-  scheduler: { status: SchedulerStatus } | undefined,
+  scheduler: { status: SchedulerStatus; leader?: LeaderFacts } | undefined,
   metrics: Metrics,
   auth: HttpDeps['auth'],
   startedAt: Date,
@@ -226,6 +235,14 @@ const httpDepsOf = (
     health: createHealthProbe({
       storeProblem: () => storeProblem(rt),
       ...(scheduler ? { schedulerAlive: scheduler.status.alive } : {}),
+      ...(scheduler?.leader
+        ? {
+            leadership: () => ({
+              leader: scheduler.status.running(),
+              ...leaseAge(scheduler.status.leaseAgeMs()),
+            }),
+          }
+        : {}),
     }),
     metrics: (names) => metrics.render(names),
     metricsPrivate: !rt.config.server.metricsPublic,

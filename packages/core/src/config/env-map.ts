@@ -126,6 +126,19 @@ export const ENV_MAP = [
     description: 'Connections each process keeps to PostgreSQL at most, at least 1 (default 10).',
   },
   {
+    name: 'SVC_DATABASE_LEASE_TTL_MS',
+    path: 'database.leaseTtlMs',
+    kind: 'int',
+    description:
+      'Leader lease of replicated coordinators without renewal, ms, at least 500 (default 3000).',
+  },
+  {
+    name: 'SVC_DATABASE_LEASE_RENEW_MS',
+    path: 'database.leaseRenewMs',
+    kind: 'int',
+    description: 'How often the leader renews its lease, ms, at least 100 (default 1000).',
+  },
+  {
     name: 'SVC_COORDINATOR_HOST',
     path: 'coordinator.host',
     kind: 'string',

@@ -41,6 +41,17 @@ export const DatabaseSchema = section({
    * @default `10`
    */
   poolSize: intAtLeast(1, 10).default(10),
+  /**
+   * How long the leader lease of replicated coordinators lasts without a renewal, in ms: a
+   * leader killed is replaced within about this long. At least twice `leaseRenewMs`.
+   * @default `3000`
+   */
+  leaseTtlMs: intAtLeast(500, 3000).default(3000),
+  /**
+   * How often the leader renews its lease and a follower tries to take it, in ms.
+   * @default `1000`
+   */
+  leaseRenewMs: intAtLeast(100, 1000).default(1000),
 });
 
 export const CoordinatorSchema = section({

@@ -1,5 +1,5 @@
 import type { Clock } from '@trellis/core';
-import { CronScheduler, type ScheduledDag } from '../cron-scheduler.js';
+import { CronScheduler, type Kind, type ScheduledDag } from '../cron-scheduler.js';
 import { runQueueProcessor, type QueueProcessorPort } from '../queues/queue-processor.js';
 import type { LostRunsDeps } from '../recovery/lost-runs.js';
 import { runRetentionLoop, type RetentionPassReport } from './retention-loop.js';
@@ -21,9 +21,27 @@ export interface SchedulerLease {
   >;
 }
 
+/**
+ * Schedule fires recorded across instances (the PostgreSQL store), each claim fenced by the
+ * lease: one instance acts on a fire, and a leader that lost its lease acts on none.
+ */
+export interface FireLedger {
+  /** True when this instance claimed the fire (and still holds the lease). */
+  claim(dagName: string, kind: Kind, at: Date): Promise<boolean>;
+  /** The latest fire any instance recorded, or undefined. */
+  lastFire(): Promise<Date | undefined>;
+}
+
+/** How far back a new leader fires what its predecessor missed, at most. */
+const CATCH_UP_MAX_MS = 10 * 60_000;
+
 export interface SchedulerRoleDeps {
   readonly clock: Clock;
   readonly lease: SchedulerLease;
+  /** How often the holder renews the lease and a standby tries it. @default 5000 */
+  readonly leaseEveryMs?: number;
+  /** The fire ledger of a shared store (replicated coordinators); absent with the file store. */
+  readonly fires?: FireLedger;
   /** Every valid DAG file with its suspension flag (cron reads them at every tick). */
   readonly dags: () => Promise<readonly ScheduledDag[]>;
   readonly runs: ScheduledRunsPort;
@@ -41,6 +59,8 @@ export interface SchedulerStatus {
   readonly running: () => boolean;
   /** False when this process is the scheduler but its loop stopped completing passes. */
   readonly alive: () => boolean;
+  /** Milliseconds since the lease was last taken or renewed, while held; else undefined. */
+  readonly leaseAgeMs: () => number | undefined;
 }
 
 /**
@@ -54,23 +74,30 @@ export const startSchedulerRole = (
   signal: AbortSignal,
 ): { status: SchedulerStatus; done: Promise<void> } => {
   const { clock, lease, log } = deps;
-  const state = { holding: false, lastPass: clock.now().getTime() };
+  const state = { holding: false, lastPass: clock.now().getTime(), renewedAt: 0 };
   const status: SchedulerStatus = {
     running: () => state.holding,
     alive: () =>
       !state.holding || clock.now().getTime() - state.lastPass < QUEUE_PASS_MS * STALL_PASSES,
+    leaseAgeMs: () => (state.holding ? clock.now().getTime() - state.renewedAt : undefined),
   };
+  const renewed = (): void => void (state.renewedAt = clock.now().getTime());
+  const everyMs = deps.leaseEveryMs ?? LEASE_EVERY_MS;
+  const fires = deps.fires;
   const cron = new CronScheduler({
     clock,
     dags: deps.dags,
     actions: scheduleActions(deps.runs, log),
     log,
+    ...(fires ? { claim: (dag: string, kind: Kind, at: Date) => fires.claim(dag, kind, at) } : {}),
   });
 
   /** Holds the lease until `signal` aborts or another process takes it. */
   const serve = async (): Promise<void> => {
     state.holding = true;
     state.lastPass = clock.now().getTime();
+    renewed();
+    if (fires) await resumeCron(cron, fires, clock, log);
     const inner = new AbortController();
     const stopInner = (): void => inner.abort();
     signal.addEventListener('abort', stopInner, { once: true });
@@ -84,28 +111,48 @@ export const startSchedulerRole = (
         onTick: () => (state.lastPass = clock.now().getTime()),
         warn: (m) => log(`warning: ${m}`),
       }),
-      keepLease(lease, clock, log, inner),
+      keepLease(lease, everyMs, clock, log, inner, renewed),
     ]);
     signal.removeEventListener('abort', stopInner);
     state.holding = false;
     await lease.release().catch(() => undefined);
   };
 
-  const done = standBy(lease, clock, log, signal, serve);
+  const done = standBy(lease, everyMs, clock, log, signal, serve);
   return { status, done };
 };
 
-/** Renews the lease every 5 s; aborts `inner` when another process took it. */
+/** A new leader's cron fires what is due after its predecessor's last fire (claims dedupe). */
+const resumeCron = async (
+  cron: CronScheduler,
+  fires: FireLedger,
+  clock: Clock,
+  log: (line: string) => void,
+): Promise<void> => {
+  const last = await fires.lastFire().catch((e: unknown) => {
+    log(`scheduler: the last schedule fire cannot be read: ${(e as Error).message}`);
+    return undefined;
+  });
+  if (last === undefined) return;
+  const floor = clock.now().getTime() - CATCH_UP_MAX_MS;
+  // cron fires one time per entry and tick: from the last fire itself, so the next one is due
+  cron.resumeFrom(new Date(Math.max(last.getTime(), floor)));
+};
+
+/** Renews the lease every `everyMs`; aborts `inner` when another process took it. */
 const keepLease = async (
   lease: SchedulerLease,
+  everyMs: number,
   clock: Clock,
   log: (line: string) => void,
   inner: AbortController,
+  renewed: () => void,
 ): Promise<void> => {
   while (!inner.signal.aborted) {
-    await clock.sleep(LEASE_EVERY_MS, inner.signal).catch(() => undefined);
+    await clock.sleep(everyMs, inner.signal).catch(() => undefined);
     if (inner.signal.aborted) return;
-    if (!(await lease.renew().catch(() => false))) {
+    if (await lease.renew().catch(() => false)) renewed();
+    else {
       log('scheduler: another process took the scheduler lease; stepping down');
       inner.abort();
     }
@@ -115,6 +162,7 @@ const keepLease = async (
 /** Stands by until the lease is free, serves, and stands by again after stepping down. */
 const standBy = async (
   lease: SchedulerLease,
+  everyMs: number,
   clock: Clock,
   log: (line: string) => void,
   signal: AbortSignal,
@@ -138,6 +186,6 @@ const standBy = async (
       );
       told = true;
     }
-    await clock.sleep(LEASE_EVERY_MS, signal).catch(() => undefined);
+    await clock.sleep(everyMs, signal).catch(() => undefined);
   }
 };

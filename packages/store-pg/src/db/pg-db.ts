@@ -92,6 +92,10 @@ export class PgDb implements Queryable {
       throw toStoreError(e);
     }
     let broken: unknown;
+    // a connection cut between two queries of the transaction: an 'error' event with no
+    // listener would end the process; the next query fails and the client is dropped instead
+    const onError = (e: Error): void => void (broken ??= e);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const out = await fn(client);
@@ -102,6 +106,7 @@ export class PgDb implements Queryable {
       await client.query('ROLLBACK').catch((r: unknown) => (broken = r));
       throw toStoreError(e);
     } finally {
+      client.off('error', onError);
       client.release(broken !== undefined ? (broken as Error) : undefined);
     }
   }

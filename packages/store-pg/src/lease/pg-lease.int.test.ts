@@ -51,3 +51,33 @@ describe('PgScheduleFires', () => {
     expect(await two.lastFire('other')).toBeUndefined();
   });
 });
+
+describe('PgScheduleFires.claimFenced', () => {
+  it('records a fire once, and never under a stale token', async () => {
+    const a = new PgLease({ db, name: 'leader-f', holder: 'fa', ttlMs: 60_000 });
+    const b = new PgLease({ db, name: 'leader-f', holder: 'fb', ttlMs: 60_000 });
+    expect(await a.tryAcquire()).toBe(true);
+    const tokenA = a.token ?? 0;
+    const firesA = new PgScheduleFires(db, 'fa');
+    const firesB = new PgScheduleFires(db, 'fb');
+    const at = new Date('2026-01-01T00:01:00Z');
+    const fence = { lease: 'leader-f', token: tokenA };
+    expect(await firesA.claimFenced('fenced-dag', at, fence)).toBe('claimed');
+    expect(await firesA.claimFenced('fenced-dag', at, fence)).toBe('taken');
+    // a's lease runs out (frozen) and b takes it: a's next claim, with its old token, is refused
+    await db.query(
+      "UPDATE trellis_leases SET expires_at = now() - interval '1 second' WHERE name = 'leader-f'",
+    );
+    expect(await b.tryAcquire()).toBe(true);
+    const next = new Date('2026-01-01T00:02:00Z');
+    expect(await firesA.claimFenced('fenced-dag', next, fence)).toBe('fenced');
+    expect(
+      await firesB.claimFenced('fenced-dag', next, { lease: 'leader-f', token: b.token ?? 0 }),
+    ).toBe('claimed');
+    const rows = await db.query<{ fired_by: string }>(
+      "SELECT fired_by FROM trellis_schedule_fires WHERE dag_name = 'fenced-dag' ORDER BY fire_at",
+    );
+    expect(rows.rows.map((r) => r.fired_by)).toEqual(['fa', 'fb']);
+    expect((await firesA.lastFireOfAll())?.getTime()).toBeGreaterThanOrEqual(next.getTime());
+  });
+});

@@ -1,21 +1,35 @@
 import { StringDecoder } from 'node:string_decoder';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, ErrorCode } from '@trellis/core';
 import { Writable } from 'node:stream';
 import type { PgLogs } from './pg-logs.js';
+
+/** How often an append is tried again while the database is away. */
+const RETRY_MS = 500;
+/** Text a log keeps waiting for the database at most; beyond it the log is marked truncated. */
+const MAX_WAITING_CHARS = 4 * 1024 * 1024;
+
+const isUnavailable = (e: unknown): boolean =>
+  AppError.is(e) && e.code === ErrorCode.ServiceUnavailable;
 
 /**
  * Appends text to one log in the database in order, one transaction at a time: what is written
  * while an append is in flight goes out together in the next (a chatty step costs a few
- * round trips, not one per write). A failed append marks the log truncated and is reported once.
+ * round trips, not one per write). While the database is away the text waits and is tried again
+ * (up to `MAX_WAITING_CHARS`); any other failed append marks the log truncated, reported once.
  */
 export class LogAppender {
   #pending = '';
   #flushing: Promise<void> | undefined;
   #failure: string | undefined;
+  #waiting = false;
 
   constructor(
     readonly path: string,
     private readonly logs: PgLogs,
     private readonly onFailure: (path: string, e: unknown) => string,
+    /** Told when text starts waiting for the database (once per outage). */
+    private readonly onWait: (path: string, e: unknown) => void = () => undefined,
   ) {}
 
   /** Why a write failed, once one did. */
@@ -40,10 +54,21 @@ export class LogAppender {
         const text = this.#pending;
         this.#pending = '';
         if (this.#failure !== undefined) continue; // a log once broken stays marked truncated
-        await this.logs.append(this.path, text).catch((e: unknown) => {
-          this.#failure = this.onFailure(this.path, e);
-          void this.logs.markTruncated(this.path, this.#failure).catch(() => undefined);
-        });
+        await this.logs.append(this.path, text).then(
+          () => void (this.#waiting = false),
+          async (e: unknown) => {
+            if (isUnavailable(e) && text.length + this.#pending.length <= MAX_WAITING_CHARS) {
+              // the database is away: the text waits (in order) and is tried again
+              this.#pending = text + this.#pending;
+              if (!this.#waiting) this.onWait(this.path, e);
+              this.#waiting = true;
+              await sleep(RETRY_MS);
+              return;
+            }
+            this.#failure = this.onFailure(this.path, e);
+            void this.logs.markTruncated(this.path, this.#failure).catch(() => undefined);
+          },
+        );
       }
     } finally {
       this.#flushing = undefined;

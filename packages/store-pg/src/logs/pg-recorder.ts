@@ -1,10 +1,13 @@
 import { finished } from 'node:stream/promises';
-import type { Clock } from '@trellis/core';
+import { AppError, ErrorCode, type Clock } from '@trellis/core';
 import type { RunRecorder, StepLogs } from '@trellis/engine';
 import type { DagRunRecord } from '@trellis/spec';
 import { stepLogPathsBeside } from '@trellis/store';
 import { LogAppender } from './log-appender.js';
 import type { PgLogs } from './pg-logs.js';
+
+/** How often a run's save is tried again while the database is away. */
+const SAVE_RETRY_MS = 500;
 
 export interface PgRecorderDeps {
   readonly runLogPath: string;
@@ -30,8 +33,24 @@ export class PgRunRecorder implements RunRecorder {
     this.runLogPath = deps.runLogPath;
   }
 
-  save(record: DagRunRecord): Promise<void> {
-    return this.#deps.save(record);
+  /**
+   * Saves through the store; while the database is away (`service_unavailable`) the save is
+   * retried every `SAVE_RETRY_MS` until it lands, so a run in flight is never lost: its steps
+   * go on, its next transition waits for the database (docs/ha.md, failure modes).
+   */
+  async save(record: DagRunRecord): Promise<void> {
+    for (let told = false; ; told = true) {
+      try {
+        return await this.#deps.save(record);
+      } catch (e) {
+        if (!AppError.is(e) || e.code !== ErrorCode.ServiceUnavailable) throw e;
+        if (!told)
+          this.#deps.warn(
+            `run ${record.name}/${record.dagRunId}: its record waits for the database: ${e.message}`,
+          );
+        await this.#deps.clock.sleep(SAVE_RETRY_MS);
+      }
+    }
   }
 
   log(line: string): void {
@@ -76,11 +95,16 @@ export class PgRunRecorder implements RunRecorder {
   }
 
   #appender(path: string): LogAppender {
-    const a = new LogAppender(path, this.#deps.logs, (p, e) => {
-      const message = `log ${p} is incomplete: a write to the database failed (${(e as Error).message})`;
-      this.#deps.warn(message);
-      return message;
-    });
+    const a = new LogAppender(
+      path,
+      this.#deps.logs,
+      (p, e) => {
+        const message = `log ${p} is incomplete: a write to the database failed (${(e as Error).message})`;
+        this.#deps.warn(message);
+        return message;
+      },
+      (p, e) => this.#deps.warn(`log ${p} waits for the database: ${(e as Error).message}`),
+    );
     this.#open.add(a);
     return a;
   }

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { badRequest, RunStatus, type Clock } from '@trellis/core';
+import { RunStatus, type Clock } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
 import type {
   LogChunkData,
@@ -9,15 +9,22 @@ import type {
   RunSnapshotData,
 } from '@trellis/services';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
-import { isOrphanedOwner, runLogPathIn, type RunSummary } from '@trellis/store';
+import {
+  isOrphanedOwner,
+  runLogPathIn,
+  StoreWriteErrors,
+  type CleanupReport,
+  type RetentionDays,
+  type RunSummary,
+} from '@trellis/store';
 import type { PgDb } from '../db/pg-db.js';
 import { followPgLog } from '../logs/pg-log-follow.js';
 import { PgLogs } from '../logs/pg-logs.js';
 import { PgRunRecorder } from '../logs/pg-recorder.js';
+import { cleanupPgStore, deleteExpiredPgRuns, type PgRetentionDeps } from './pg-retention.js';
 import {
   INSERT_RUN,
   insertValues,
-  isExpired,
   keyOf,
   keyOfRecord,
   keyValues,
@@ -36,13 +43,17 @@ export interface PgRunStoreOptions {
   readonly logDir: string;
   readonly clock: Clock;
   readonly warn?: (message: string) => void;
+  /**
+   * Called with each record once it is written (created, saved, swapped in; not for a stale
+   * save that was ignored), as the file store's `onRecordSaved`: the event bus hangs off it.
+   */
+  readonly onRecordSaved?: (record: DagRunRecord) => void;
 }
 
 interface RootOption {
   readonly root?: RunRef | undefined;
 }
 
-const DAY_MS = 86_400_000;
 /** How often `watchStop` looks for a stop request. */
 const STOP_POLL_MS = 500;
 
@@ -57,14 +68,19 @@ export class PgRunStore {
   readonly #clock: Clock;
   readonly #warn: (message: string) => void;
   readonly #saves = new SerialChains();
+  readonly #saved: (record: DagRunRecord) => void;
   readonly logs: PgLogs;
+  /** Failed writes (`GET /health`, `svc_store_write_errors_total`), as the file store's. */
+  readonly writeErrors: StoreWriteErrors;
 
   constructor(opts: PgRunStoreOptions) {
     this.#db = opts.db;
     this.#logDir = opts.logDir;
     this.#clock = opts.clock;
     this.#warn = opts.warn ?? (() => undefined);
+    this.#saved = opts.onRecordSaved ?? (() => undefined);
     this.logs = new PgLogs(opts.db);
+    this.writeErrors = new StoreWriteErrors(opts.clock);
   }
 
   runLogPath(ref: RunRef, dagLogDir?: string): string {
@@ -84,6 +100,7 @@ export class PgRunStore {
       const r = await q.query(INSERT_RUN, insertValues(record, snapshot, logDir));
       if (r.rowCount === 0) throw runTaken(record);
     });
+    this.#saved(structuredClone(record));
   }
 
   /** Replaces the record in call order; a lower revision than the stored one is ignored. */
@@ -97,6 +114,7 @@ export class PgRunStore {
         values,
       );
       if (r.rowCount === 0) await this.#mustExist(record);
+      else this.#saved(JSON.parse(values[9] as string) as DagRunRecord); // as when called
     });
   }
 
@@ -109,6 +127,7 @@ export class PgRunStore {
       values,
     );
     if (r.rowCount === 0) await this.#mustExist(record);
+    else this.#saved(structuredClone(record));
     return r.rowCount === 1;
   }
 
@@ -140,6 +159,19 @@ export class PgRunStore {
     );
     if (r.rows[0] === undefined) throw runNotFound({ name: dagName, dagRunId: 'latest' });
     return r.rows[0].record;
+  }
+
+  /**
+   * The summary of the DAG's most recently created top-level run (the DAG list's latest runs);
+   * undefined when it never ran. Always read from the database: `maxStaleMs` is the file
+   * store's allowance for its in-memory index and is met here.
+   */
+  async latestSummary(dagName: string, _maxStaleMs?: number): Promise<RunSummary | undefined> {
+    const r = await this.#db.query<{ summary: RunSummary }>(
+      `SELECT summary FROM trellis_runs WHERE name = $1 AND NOT is_child ${NEWEST_FIRST} LIMIT 1`,
+      [dagName],
+    );
+    return r.rows[0]?.summary;
   }
 
   /** Summaries newest first (the history index: indexed columns, never the records). */
@@ -256,22 +288,16 @@ export class PgRunStore {
   }
 
   /** Retention of one DAG: top-level runs ended over `days` ago, unless a child still runs. */
-  async deleteRunsOlderThan(dagName: string, days: number): Promise<number> {
-    if (!(days >= 0))
-      throw badRequest(`invalid retention ${days}: use a number of days of 0 or more`);
-    const cutoffMs = this.#clock.now().getTime() - days * DAY_MS;
-    const r = await this.#db.query<{ summary: RunSummary; busy: boolean }>(
-      `SELECT r.summary, EXISTS (SELECT 1 FROM trellis_runs c WHERE c.is_child
-         AND c.root_name = r.name AND c.root_run_id = r.dag_run_id AND c.status IN (1, 5)) AS busy
-       FROM trellis_runs r WHERE r.name = $1 AND NOT r.is_child AND r.status NOT IN (1, 5)`,
-      [dagName],
-    );
-    let deleted = 0;
-    for (const row of r.rows) {
-      if (row.busy || !isExpired(row.summary, cutoffMs)) continue;
-      await this.deleteRun(row.summary);
-      deleted++;
-    }
-    return deleted;
+  deleteRunsOlderThan(dagName: string, days: number): Promise<number> {
+    return deleteExpiredPgRuns(this.#retention, dagName, days);
+  }
+
+  /** Retention over the whole store (`trellis cleanup`, the scheduler's daily pass). */
+  cleanupAll(days: RetentionDays): Promise<CleanupReport> {
+    return cleanupPgStore(this.#retention, days);
+  }
+
+  get #retention(): PgRetentionDeps {
+    return { db: this.#db, clock: this.#clock, deleteRun: (ref) => this.deleteRun(ref) };
   }
 }

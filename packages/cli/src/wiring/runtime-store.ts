@@ -1,0 +1,81 @@
+import type { Clock, Config } from '@trellis/core';
+import type { CoordinatorStore } from '@trellis/coordinator';
+import type { RetentionStore } from '@trellis/scheduler';
+import type { RunReadStore, RunSnapshotData, RunStorePort, StoreScope } from '@trellis/services';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
+import type { PgDb } from '@trellis/store-pg';
+import {
+  FsRunStore,
+  type CleanupReport,
+  type RetentionDays,
+  type RunFilter,
+  type RunSummary,
+  type StoreWriteErrors,
+} from '@trellis/store';
+
+/**
+ * The run store as a process's runtime uses it, whichever store `SVC_DATABASE_URL` selects: the
+ * file store (`FsRunStore`) or the PostgreSQL store (`PgRunStore`). Only ports: nothing here is
+ * one store's own (docs/architecture.md).
+ */
+export interface RuntimeStore extends RunStorePort, RunReadStore, CoordinatorStore, RetentionStore {
+  /** Failed writes (`GET /health`, `svc_store_write_errors_total`). */
+  readonly writeErrors: StoreWriteErrors;
+  listRuns(filter: RunFilter): Promise<RunSummary[]>;
+  getRun(ref: RunRef, scope?: StoreScope): Promise<DagRunRecord>;
+  getSnapshot(ref: RunRef, scope?: StoreScope): Promise<RunSnapshotData>;
+  /** The DAG list's latest run, at most `maxStaleMs` behind other processes. */
+  latestSummary(dagName: string, maxStaleMs: number): Promise<RunSummary | undefined>;
+  cleanupAll(days: RetentionDays): Promise<CleanupReport>;
+  deleteRun(ref: RunRef): Promise<void>;
+}
+
+/** The store a runtime opened, and how to close it at shutdown (the database pool). */
+export interface OpenedStore {
+  readonly store: RuntimeStore;
+  /** `postgres` when `database.url` is set, else `files`. */
+  readonly kind: 'files' | 'postgres';
+  /** The database pool of the PostgreSQL store (the leader lease, metrics); else undefined. */
+  readonly database?: PgDb;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  readonly clock: Clock;
+  readonly warn: (message: string) => void;
+  readonly onRecordSaved: (record: DagRunRecord) => void;
+  readonly userHome?: string | undefined;
+}
+
+/**
+ * Opens the store the config selects: PostgreSQL when `database.url` (`SVC_DATABASE_URL`) is
+ * set, with pending migrations applied under the advisory lock; else the files under
+ * `SVC_HOME`. Errors: the database unreachable or a migration failing (named, with the fix).
+ */
+export const openRuntimeStore = async (
+  config: Readonly<Config>,
+  opts: OpenStoreOptions,
+): Promise<OpenedStore> => {
+  if (config.database !== undefined) {
+    const { openPgStore } = await import('@trellis/store-pg');
+    const { db, store } = await openPgStore({
+      url: config.database.url,
+      poolSize: config.database.poolSize,
+      logDir: config.paths.logDir,
+      clock: opts.clock,
+      warn: opts.warn,
+      onRecordSaved: opts.onRecordSaved,
+    });
+    return { store, kind: 'postgres', database: db, close: () => db.end() };
+  }
+  const store = new FsRunStore({
+    dataDir: config.paths.dataDir,
+    logDir: config.paths.logDir,
+    clock: opts.clock,
+    warn: opts.warn,
+    onRecordSaved: opts.onRecordSaved,
+    // a DAG's `logDir: ~/...` means the home the config's own `~` means
+    ...(opts.userHome ? { userHome: opts.userHome } : {}),
+  });
+  return { store, kind: 'files', close: () => Promise.resolve() };
+};
