@@ -1,4 +1,4 @@
-import { twoWordCommandFor } from './commands/command-hint.js';
+import { oneOf, twoWordCommandsFor } from './commands/command-hint.js';
 import { commandHelp } from './commands/help.js';
 import { COMMANDS, findCommand } from './commands/registry.js';
 import { ExitCode, type CliIo } from './io.js';
@@ -48,9 +48,9 @@ export const runCli = async (args: readonly string[], io: CliIo): Promise<ExitCo
   }
   const found = findCommand(args);
   if (!found) {
-    const full = twoWordCommandFor(first, COMMANDS);
+    const meant = twoWordCommandsFor(first, COMMANDS);
     io.err(
-      `trellis: unknown command ${JSON.stringify(first)}; ${full ? `did you mean ${JSON.stringify(full)}?` : 'run `trellis --help` for the list'}`,
+      `trellis: unknown command ${JSON.stringify(first)}; ${meant.length > 0 ? `did you mean ${oneOf(meant)}?` : 'run `trellis --help` for the list'}`,
     );
     return ExitCode.Usage;
   }
