@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ProcessRunner, ProcessSpec, RunningProcess } from '@trellis/core';
 import type { NodeProcessRunnerOptions } from './node-process-runner.js';
+import { killGroup, startFailureMessage } from './process-group.js';
+import { SPAWNER_SOURCE } from './spawner.source.js';
 
 /** {@link SpawnerProcessRunner}'s options. */
 export interface SpawnerProcessRunnerOptions extends NodeProcessRunnerOptions {
@@ -10,8 +12,6 @@ export interface SpawnerProcessRunnerOptions extends NodeProcessRunnerOptions {
    */
   readonly idleExitMs?: number;
 }
-import { killGroup, startFailureMessage } from './process-group.js';
-import { SPAWNER_SOURCE } from './spawner.source.js';
 
 type Exit = Awaited<RunningProcess['exited']>;
 type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
