@@ -25,6 +25,8 @@ export class SseConnection {
   readonly #timer: NodeJS.Timeout;
   readonly #onClose = new Set<() => void>();
   #closed = false;
+  /** Above 0 inside {@link batch}: writes wait for its end. */
+  #batching = 0;
   /** The id of the last event written, for the `overflow` event. */
   #lastId: number | string | undefined;
 
@@ -86,8 +88,34 @@ export class SseConnection {
     this.#end();
   }
 
+  /**
+   * Sends the events `f` sends as one write (a replay), instead of one write each.
+   */
+  batch(f: () => void): void {
+    this.#batching += 1;
+    try {
+      f();
+    } finally {
+      this.#batching -= 1;
+      this.#flush();
+    }
+  }
+
   #write(text: string): void {
-    if (!this.#closed) this.#res.write(text);
+    if (this.#closed) return;
+    this.#res.write(text);
+    if (this.#batching === 0) this.#flush();
+  }
+
+  /**
+   * Puts what was written on the wire now. Node's HTTP response corks its socket at a write and
+   * uncorks it on the next tick, and a write made inside a promise chain (a store save that
+   * publishes) waits for that whole chain of microtasks first: a live event would reach the
+   * client a millisecond or more late. Uncorking twice is harmless.
+   */
+  #flush(): void {
+    const socket = this.#res.socket;
+    if (socket && socket.writableCorked > 0) socket.uncork();
   }
 
   #end(): void {

@@ -72,12 +72,14 @@ export const eventRoutes = defineRoutes<HttpDeps>((r) => [
         ...(after !== undefined ? { after } : {}),
       });
       conn.onClose(() => sub.unsubscribe());
-      if (sub.gap)
-        conn.send('gap', {
-          message: `events after ${after} are no longer kept: resuming from the oldest kept one`,
-          lastEventId: after,
-        });
-      for (const e of sub.replay) conn.send(e.type, e, e.id);
+      conn.batch(() => {
+        if (sub.gap)
+          conn.send('gap', {
+            message: `events after ${after} are no longer kept: resuming from the oldest kept one`,
+            lastEventId: after,
+          });
+        for (const e of sub.replay) conn.send(e.type, e, e.id);
+      });
       return Promise.resolve({ status: 200, streamed: true });
     },
   }),
