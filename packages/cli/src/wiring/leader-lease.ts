@@ -19,6 +19,8 @@ export interface PgLeadership {
   readonly fires: FireLedger;
   readonly facts: LeaderFacts;
   readonly leaseEveryMs: number;
+  /** The lease's time to live: the leader steps down before it can expire unrenewed. */
+  readonly leaseTtlMs: number;
 }
 
 /** `host:pid:incarnation`, parsed back for the standby's "who is the scheduler" line. */
@@ -74,5 +76,6 @@ export const pgLeadership = (
     fires,
     facts: { fencedWrites: () => fenced },
     leaseEveryMs: config.database?.leaseRenewMs ?? 1000,
+    leaseTtlMs: ttlMs,
   };
 };

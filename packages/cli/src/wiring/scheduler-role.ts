@@ -36,7 +36,7 @@ export const startSchedulerRole = (
           owner: currentOwner(),
           clock,
         }),
-      ...(pg ? { fires: pg.fires, leaseEveryMs: pg.leaseEveryMs } : {}),
+      ...(pg ? { fires: pg.fires, leaseEveryMs: pg.leaseEveryMs, leaseTtlMs: pg.leaseTtlMs } : {}),
       dags: () => defs.scheduled(),
       runs: {
         startLoaded: (dag, localDags, req) => rt.runs.startLoaded(dag, localDags, req),

@@ -2,6 +2,7 @@ import type { Clock } from '@trellis/core';
 import { CronScheduler, type Kind, type ScheduledDag } from '../cron-scheduler.js';
 import { runQueueProcessor, type QueueProcessorPort } from '../queues/queue-processor.js';
 import type { LostRunsDeps } from '../recovery/lost-runs.js';
+import { keepLease } from './lease-keeper.js';
 import { runRetentionLoop, type RetentionPassReport } from './retention-loop.js';
 import { scheduleActions, type ScheduledRunsPort } from './schedule-actions.js';
 
@@ -40,6 +41,12 @@ export interface SchedulerRoleDeps {
   readonly lease: SchedulerLease;
   /** How often the holder renews the lease and a standby tries it. @default 5000 */
   readonly leaseEveryMs?: number;
+  /**
+   * The lease's time to live, when the lease expires on a clock this process cannot see (the
+   * database's): the leader then steps down on its own before its lease can expire, when it
+   * could not renew it (lease-keeper.ts). Absent: it steps down when a renewal fails.
+   */
+  readonly leaseTtlMs?: number;
   /** The fire ledger of a shared store (replicated coordinators); absent with the file store. */
   readonly fires?: FireLedger;
   /** Every valid DAG file with its suspension flag (cron reads them at every tick). */
@@ -93,7 +100,7 @@ export const startSchedulerRole = (
   });
 
   /** Holds the lease until `signal` aborts or another process takes it. */
-  const serve = async (): Promise<void> => {
+  const serve = async (heldFrom: number): Promise<void> => {
     state.holding = true;
     state.lastPass = clock.now().getTime();
     renewed();
@@ -111,7 +118,15 @@ export const startSchedulerRole = (
         onTick: () => (state.lastPass = clock.now().getTime()),
         warn: (m) => log(`warning: ${m}`),
       }),
-      keepLease(lease, everyMs, clock, log, inner, renewed),
+      keepLease(
+        lease,
+        { everyMs, ...(deps.leaseTtlMs !== undefined ? { ttlMs: deps.leaseTtlMs } : {}) },
+        clock,
+        log,
+        inner,
+        heldFrom,
+        renewed,
+      ),
     ]);
     signal.removeEventListener('abort', stopInner);
     state.holding = false;
@@ -139,26 +154,6 @@ const resumeCron = async (
   cron.resumeFrom(new Date(Math.max(last.getTime(), floor)));
 };
 
-/** Renews the lease every `everyMs`; aborts `inner` when another process took it. */
-const keepLease = async (
-  lease: SchedulerLease,
-  everyMs: number,
-  clock: Clock,
-  log: (line: string) => void,
-  inner: AbortController,
-  renewed: () => void,
-): Promise<void> => {
-  while (!inner.signal.aborted) {
-    await clock.sleep(everyMs, inner.signal).catch(() => undefined);
-    if (inner.signal.aborted) return;
-    if (await lease.renew().catch(() => false)) renewed();
-    else {
-      log('scheduler: another process took the scheduler lease; stepping down');
-      inner.abort();
-    }
-  }
-};
-
 /** Stands by until the lease is free, serves, and stands by again after stepping down. */
 const standBy = async (
   lease: SchedulerLease,
@@ -166,17 +161,18 @@ const standBy = async (
   clock: Clock,
   log: (line: string) => void,
   signal: AbortSignal,
-  serve: () => Promise<void>,
+  serve: (heldFrom: number) => Promise<void>,
 ): Promise<void> => {
   let told = false;
   while (!signal.aborted) {
+    const tried = clock.now().getTime();
     const acquired = await lease.tryAcquire().catch((e: unknown) => {
       log(`scheduler: the scheduler lease cannot be read or written: ${(e as Error).message}`);
       return false;
     });
     if (acquired) {
       told = false;
-      await serve();
+      await serve(tried);
       continue;
     }
     if (!told) {

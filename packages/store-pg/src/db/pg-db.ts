@@ -9,6 +9,12 @@ export interface PgDbOptions {
   readonly poolSize?: number;
   /** How long a query waits for a connection before the store is unavailable. @default 5000 */
   readonly connectTimeoutMs?: number;
+  /**
+   * How long a query may wait for the server's answer before it fails as unavailable (and its
+   * connection is dropped): a server cut off without a reset (a network partition) would
+   * otherwise hold the call until TCP gives up, many minutes later. @default 30000
+   */
+  readonly queryTimeoutMs?: number;
   readonly warn?: (message: string) => void;
 }
 
@@ -38,7 +44,7 @@ const isUnavailable = (e: unknown): boolean => {
   const message = (e as { message?: unknown }).message;
   return (
     typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
+    /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|not queryable/i.test(
       message,
     )
   );
@@ -67,6 +73,8 @@ export class PgDb implements Queryable {
       connectionString: opts.url,
       max: opts.poolSize ?? 10,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+      query_timeout: opts.queryTimeoutMs ?? 30_000,
+      keepAlive: true,
     });
     // an idle client whose server went away: the pool drops it; without a listener Node exits
     this.pool.on('error', (e) => opts.warn?.(`PostgreSQL connection lost: ${e.message}`));
