@@ -19,7 +19,9 @@ const maxStaleMs = 1000;
  * The metrics of a serving process, over its store, DAGs, scheduler and fleet, fed with every
  * run it sees: engine events of the runs executed here and the coordinator's updates of the runs
  * of workers. Call before anything can start a run (the scheduler): the run counters start from
- * the store's history, read now, and count each run once from there.
+ * the store's history and count each run once from there. The history (every run kept, a read
+ * of every DAG's index, and a histogram series per DAG) is read once `listening` resolves, so
+ * that start-up work does not delay the first answers; a scrape before then waits for it.
  */
 export const serveMetrics = (
   rt: Runtime,
@@ -27,6 +29,7 @@ export const serveMetrics = (
   scheduler: () => { status: SchedulerStatus; leader?: LeaderFacts } | undefined,
   startedAt: Date,
   warn: (message: string) => void,
+  listening: Promise<unknown>,
 ): Metrics => {
   const { store, fleet } = rt;
   const metrics = createMetrics({
@@ -52,7 +55,10 @@ export const serveMetrics = (
       dagCount: async () =>
         (await dags.list({ page: 1, perPage: 1, sort: 'name', order: 'asc' })).total,
       schedulerRunning: () => scheduler()?.status.running() ?? false,
-      history: (): Promise<RunFacts[]> => store.listRuns({ includeChildren: true }),
+      history: async (): Promise<RunFacts[]> => {
+        await listening;
+        return store.listRuns({ includeChildren: true });
+      },
       storeWriteErrors: () => store.writeErrors.counts(),
       ...(fleet
         ? {

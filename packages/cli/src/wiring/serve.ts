@@ -56,18 +56,14 @@ export const serve = async (
   const startedAt = clock.now();
   const dags = dagDefinitionsOf(rt, clock);
   // Before the scheduler: every run it starts is seen by the metrics (serve-metrics.ts).
-  const metrics = serveMetrics(
-    rt,
-    dags,
-    () => scheduler,
-    startedAt,
-    (m) => io.err(`warning: ${m}`),
-  );
+  const listening = opened();
+  const warn = (m: string): void => io.err(`warning: ${m}`);
+  const metrics = serveMetrics(rt, dags, () => scheduler, startedAt, warn, listening.promise);
   const stopScheduler = new AbortController();
   const scheduler = opts.withScheduler
     ? startSchedulerRole(rt, dags, clock, (line) => io.err(line), stopScheduler.signal)
     : undefined;
-  const webhooks = await startWebhooks(rt, (m) => io.err(`warning: ${m}`));
+  const webhooks = await startWebhooks(rt, warn);
   const webAuth = createWebAuth(config.auth, config.server.basePath);
   const deps = {
     ...httpDepsOf(rt, dags, scheduler, metrics, webAuth.auth, startedAt, io),
@@ -83,6 +79,7 @@ export const serve = async (
     ...(web ? { web: { root: web.root, ...webAuth.web } } : {}),
   });
   const api = await listen(app, config, io);
+  listening.resolve(); // also when it could not: the metrics' history is read, and nothing waits forever
   if (api === undefined) {
     stopScheduler.abort();
     await scheduler?.done;
@@ -122,6 +119,13 @@ export const serve = async (
   await closed;
   io.out('Trellis stopped');
   return ExitCode.Ok;
+};
+
+/** A promise and its resolve: a one-time signal. */
+const opened = (): { promise: Promise<void>; resolve: () => void } => {
+  let resolve = (): void => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 };
 
 /** Starts the fleet (distributed mode), if any; false (the reason said) when it cannot. */
