@@ -10,6 +10,13 @@ type QueueConsumerDeps = Pick<
   'id' | 'concurrency' | 'client' | 'redis' | 'clock' | 'owner' | 'log' | 'prefix'
 >;
 
+/**
+ * How long the last step of a stop waits for the consumers to close: the Redis round trips of a
+ * job fetched while the worker stopped (back to its queue) and of the runs' last jobs. Only a
+ * Redis that is away makes it last; the stop goes on then, with a warning.
+ */
+export const CLOSE_LIMIT_MS = 10_000;
+
 /** Executes a run this worker was granted. */
 type ExecuteClaimed = (data: RunJobData, claim: ClaimResponse) => Promise<void>;
 
@@ -30,6 +37,8 @@ export class QueueConsumer {
   #stopping = false;
   /** An operator's cordon or drain, as the coordinator said. */
   #held: 'cordoned' | 'draining' | undefined;
+  /** Every consumer closing (from the start of a stop): resolves once none holds a job. */
+  #closed: Promise<void> | undefined;
 
   constructor(deps: QueueConsumerDeps, runs: ActiveRuns, execute: ExecuteClaimed) {
     this.#deps = deps;
@@ -44,7 +53,7 @@ export class QueueConsumer {
 
   /** Starts consuming a dispatch queue (once per queue). */
   consume(queue: string): void {
-    if (this.#bull.has(queue)) return;
+    if (this.#bull.has(queue) || this.#stopping) return;
     const w = new Worker<RunJobData>(
       bullQueueName(queue),
       (job, token) => this.#process(job, token),
@@ -69,11 +78,17 @@ export class QueueConsumer {
     return this.#held ?? 'active';
   }
 
-  /** Takes no new runs from now on (a graceful stop) and pauses every consumer. */
-  async stopTaking(): Promise<void> {
+  /**
+   * Takes no new runs from now on (a graceful stop): every consumer starts closing at once. Not
+   * a pause: a paused BullMQ worker still ends the fetch it is blocked in, so a run dispatched
+   * meanwhile lands in `active` here. A closing one stops fetching, and its close resolves only
+   * once such a run is back on its queue and the running ones ended, which {@link close} awaits.
+   */
+  stopTaking(): Promise<void> {
     this.#stopping = true;
     this.#accepting = false;
-    await Promise.all([...this.#bull.values()].map((w) => w.pause(true).catch(() => undefined)));
+    void this.#closeAll(); // awaited by close()
+    return Promise.resolve();
   }
 
   /** An operator's cordon or drain (no new runs), or `undefined`: take runs again. */
@@ -87,9 +102,31 @@ export class QueueConsumer {
     this.#updatePause();
   }
 
-  /** Closes every consumer (the last step of a stop). */
+  /**
+   * The last step of a stop (once no run executes): waits until every consumer closed, so no job
+   * is left `active` by a worker that exits; at most {@link CLOSE_LIMIT_MS}.
+   */
   async close(): Promise<void> {
-    await Promise.all([...this.#bull.values()].map((w) => w.close(true).catch(() => undefined)));
+    const closed = this.#closeAll().then(() => true);
+    const timer = new AbortController();
+    const limit = this.#deps.clock.sleep(CLOSE_LIMIT_MS, timer.signal).then(
+      () => false,
+      () => true,
+    );
+    const inTime = await Promise.race([closed, limit]);
+    timer.abort();
+    if (!inTime)
+      this.#deps.log(
+        `warning: the dispatch queues did not close within ${CLOSE_LIMIT_MS / 1000} s (is Redis reachable?): a run fetched while this worker stopped may stay taken and fail at the activation limit`,
+      );
+  }
+
+  /** Closes every consumer once, gracefully: their fetches and jobs end first. */
+  #closeAll(): Promise<void> {
+    this.#closed ??= Promise.all(
+      [...this.#bull.values()].map((w) => w.close().catch(() => undefined)),
+    ).then(() => undefined);
+    return this.#closed;
   }
 
   async #process(job: Job<RunJobData>, token: string | undefined): Promise<void> {
