@@ -2,11 +2,11 @@ import type { Clock } from '@trellis/core';
 import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator';
 import { OutboxJournal, type OutboxMessage } from './outbox-journal.js';
 import {
+  foldStatuses,
   hasLaterStatus,
   joinLog,
   newLane,
   oldestIdOf,
-  replaceHeadStatus,
   sendHead,
   type Delivered,
   type Lane,
@@ -89,7 +89,10 @@ export class Outbox {
     return this.#journal.liveBytes;
   }
 
-  /** Queues a status report (fsynced first); a `final` one (the run ended) goes at once. */
+  /**
+   * Queues a status report (written to the journal now, fsynced before it is sent); a `final` one
+   * (the run ended) goes at once, with the run's log chunks queued before it.
+   */
   status(runKey: string, report: StatusReport, final = false): void {
     this.#add(runKey, { kind: 'status', report, final }, true);
     if (final) this.#lanes.get(runKey)?.settle?.abort();
@@ -172,9 +175,11 @@ export class Outbox {
       const head = lane.items[0];
       if (!head) break;
       if (head.kind === 'status' && !head.final && !hasLaterStatus(lane)) await this.#settle(lane);
-      if (signal.aborted) break;
-      if (replaceHeadStatus(lane)) continue;
+      foldStatuses(lane);
       try {
+        // a status report is on disk before it leaves (one fsync for all written before it)
+        if (lane.items[0]?.kind === 'status') await this.#journal.sync();
+        if (signal.aborted) break;
         this.#delivered(runKey, await sendHead(lane, this.#deps.client()));
         attempt = 0;
       } catch (e) {
