@@ -95,7 +95,10 @@ export class Outbox {
    */
   status(runKey: string, report: StatusReport, final = false): void {
     this.#add(runKey, { kind: 'status', report, final }, true);
-    if (final) this.#lanes.get(runKey)?.settle?.abort();
+    if (!final) return;
+    this.#lanes.get(runKey)?.settle?.abort();
+    // its fsync starts now, while the log chunks ahead of it are delivered (awaited before it goes)
+    this.#journal.sync().catch(() => undefined);
   }
 
   /** Queues a log chunk now, whatever the size (the engine's own run log lines). */
@@ -175,10 +178,9 @@ export class Outbox {
       const head = lane.items[0];
       if (!head) break;
       if (head.kind === 'status' && !head.final && !hasLaterStatus(lane)) await this.#settle(lane);
-      foldStatuses(lane);
       try {
-        // a status report is on disk before it leaves (one fsync for all written before it)
-        if (lane.items[0]?.kind === 'status') await this.#journal.sync();
+        foldStatuses(lane);
+        if (lane.items[0]?.kind === 'status') await this.#durableHead(lane);
         if (signal.aborted) break;
         this.#delivered(runKey, await sendHead(lane, this.#deps.client()));
         attempt = 0;
@@ -196,6 +198,15 @@ export class Outbox {
     lane.pumping = false;
     if (lane.items.length === 0) this.#lanes.delete(runKey);
     this.#removed();
+  }
+
+  /**
+   * Has the report at the head on disk before it leaves: one fsync covers everything written before it. A report that came during the fsync
+   * replaces the head, and is covered by one more.
+   */
+  async #durableHead(lane: Lane): Promise<void> {
+    do if (lane.items[0]?.kind === 'status') await this.#journal.sync();
+    while (foldStatuses(lane));
   }
 
   /** A running report waits SETTLE_MS for a later one, unless a final report ends the wait. */
