@@ -201,8 +201,8 @@ export class Outbox {
   }
 
   /**
-   * Has the report at the head on disk before it leaves: one fsync covers everything written before it. A report that came during the fsync
-   * replaces the head, and is covered by one more.
+   * Has the report at the head on disk before it leaves: one fsync covers everything written
+   * before it. A report that came during the fsync replaces the head, and is covered by one more.
    */
   async #durableHead(lane: Lane): Promise<void> {
     do if (lane.items[0]?.kind === 'status') await this.#journal.sync();
