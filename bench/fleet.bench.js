@@ -6,7 +6,7 @@
 //    (`?waitFor=final`, event-driven: no polling interval in the figure), p50 under 15 ms.
 // Needs `tsc -b` (the built binary) and redis-server on PATH.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
@@ -21,6 +21,9 @@ import {
 } from './util.js';
 
 const RUNS = 60;
+
+/** The machine's 1-minute load, printed beside each figure (figures here are noisy under load). */
+const load = () => `load ${loadavg()[0].toFixed(1)}`;
 
 const fleetMb = (pids) => pids.reduce((sum, pid) => sum + treeMb(pid), 0);
 const perProcess = (pids, names) =>
@@ -62,7 +65,7 @@ export default async function run() {
     }
     await sleep(3000);
     console.log(
-      `fleet idle (server + 2 workers, RSS summed): ${fleetMb(pids).toFixed(1)} MB 3 s after start (${perProcess(pids, names)}) (target < 200 MB)`,
+      `fleet idle (server + 2 workers, RSS summed): ${fleetMb(pids).toFixed(1)} MB 3 s after start (${perProcess(pids, names)}) (target < 200 MB; ${load()})`,
     );
 
     for (let i = 0; i < 10; i++) await oneRun(server); // warm: queues known, code paths hot
@@ -70,13 +73,13 @@ export default async function run() {
     for (let i = 0; i < RUNS; i++) lat.push(await oneRun(server));
     const over20 = lat.filter((ms) => ms > 20).length;
     console.log(
-      `one-step run through a worker, POST to final status, ${RUNS} runs: p50 ${pct(lat, 50).toFixed(1)} ms, p90 ${pct(lat, 90).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms, ${over20} over 20 ms (target p50 < 15 ms)`,
+      `one-step run through a worker, POST to final status, ${RUNS} runs: p50 ${pct(lat, 50).toFixed(1)} ms, p90 ${pct(lat, 90).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms, ${over20} over 20 ms (target p50 < 15 ms; ${load()})`,
     );
 
     // the spawner helpers (server and workers) leave after 60 s with no step to start
     for (let s = 0; pids.some((p) => treeOf(p).length > 1) && s < 70; s++) await sleep(1000);
     console.log(
-      `fleet idle after the runs, helpers gone: ${fleetMb(pids).toFixed(1)} MB (${perProcess(pids, names)}) (target < 200 MB)`,
+      `fleet idle after the runs, helpers gone: ${fleetMb(pids).toFixed(1)} MB (${perProcess(pids, names)}) (target < 200 MB; ${load()})`,
     );
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
