@@ -6,100 +6,15 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../packages/core/dist/index.js';
 import { Coordinator } from '../packages/coordinator/dist/index.js';
 import { BullmqDispatcher, createRedis } from '../packages/dispatch/dist/remote.js';
 import { parseDagFile } from '../packages/spec/dist/index.js';
 import { FsRunStore } from '../packages/store/dist/index.js';
-import { pct, sleep } from './util.js';
-
-const BIN = fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url));
-
-const freePort = async () => {
-  const s = createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const { port } = s.address();
-  s.close();
-  await once(s, 'close');
-  return port;
-};
-
-const startRedis = async (dir) => {
-  const port = await freePort();
-  const p = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  let out = '';
-  await new Promise((resolve, reject) => {
-    p.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    p.once('exit', () => reject(new Error(`redis-server exited: ${out}`)));
-  });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => p.kill('SIGKILL') };
-};
-
-const startWorker = async (id, coordinator, redisUrl, home, concurrency) => {
-  const p = spawn(
-    process.execPath,
-    [
-      BIN,
-      'worker',
-      '--coordinator',
-      coordinator,
-      '--id',
-      id,
-      '--concurrency',
-      String(concurrency),
-      '--labels',
-      'bench=yes',
-    ],
-    {
-      env: {
-        PATH: '/usr/local/bin:/usr/bin:/bin',
-        HOME: home,
-        SVC_HOME: home,
-        SVC_REDIS_URL: redisUrl,
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  let out = '';
-  await new Promise((resolve, reject) => {
-    p.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('started')) resolve();
-    });
-    p.once('exit', () => reject(new Error(`worker exited: ${out}`)));
-  });
-  return {
-    stop: async () => {
-      p.kill('SIGTERM');
-      await once(p, 'exit');
-    },
-  };
-};
+import { pct, sleep, startRedis, startWorker } from './util.js';
 
 const DAG = parseDagFile('name: bench-one\nworkerSelector:\n  bench: "yes"\nsteps:\n  - "true"\n')
   .main.dag;

@@ -3,40 +3,13 @@
 // 120 MB at 20,000 runs and flat in the number of runs kept. RSS is read from /proc for the
 // server and every process under it (the spawner helper while it runs: it exits after 60 s
 // with no step to start).
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sleep, startServer } from './util.js';
+import { sleep, startServer, treeMb, treeOf } from './util.js';
 
 const STEPS = [1000, 10_000, 20_000];
 const IN_FLIGHT = 8;
-
-const rssMb = (pid) => {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-  } catch {
-    return 0; // gone meanwhile
-  }
-};
-
-/** The pids of `pid` and every process below it. */
-const treeOf = (pid) => {
-  const parents = new Map();
-  for (const p of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      parents.set(Number(p), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++)
-    for (const [p, pp] of parents) if (pp === tree[i]) tree.push(p);
-  return tree;
-};
-
-const treeMb = (pid) => treeOf(pid).reduce((sum, p) => sum + rssMb(p), 0);
 
 /** Runs `count` more runs of DAG `one`, IN_FLIGHT at a time, each awaited to its end. */
 const runMore = async (server, count) => {

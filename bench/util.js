@@ -1,8 +1,10 @@
 // Shared pieces of the benchmarks: percentiles, and a `trellis start-all` server process with a
 // small JSON client (the server runs as its own process, as in production).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -114,3 +116,121 @@ export const writeFinishedRun = (home, name, id, at, status = 4) => {
 export const flushToDisk = () => {
   spawnSync('sync');
 };
+
+/** A free TCP port on 127.0.0.1. */
+export const freePort = async () => {
+  const s = createServer().listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const { port } = s.address();
+  s.close();
+  await once(s, 'close');
+  return port;
+};
+
+/** A private redis-server (no persistence) in `dir`: `{url, stop}`. */
+export const startRedis = async (dir) => {
+  const port = await freePort();
+  const p = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  let out = '';
+  await new Promise((resolve, reject) => {
+    p.stdout.on('data', (c) => {
+      out += c;
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    p.once('exit', () => reject(new Error(`redis-server exited: ${out}`)));
+  });
+  return { url: `redis://127.0.0.1:${port}`, stop: () => p.kill('SIGKILL') };
+};
+
+/**
+ * Starts a `trellis worker` process (labels `bench=yes`) and resolves with `{pid, stop}` once it
+ * says it started. Needs `tsc -b`.
+ */
+export const startWorker = async (id, coordinator, redisUrl, home, concurrency, env = {}) => {
+  const p = spawn(
+    process.execPath,
+    [
+      fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url)),
+      'worker',
+      '--coordinator',
+      coordinator,
+      '--id',
+      id,
+      '--concurrency',
+      String(concurrency),
+      '--labels',
+      'bench=yes',
+    ],
+    {
+      env: {
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        HOME: home,
+        SVC_HOME: home,
+        SVC_REDIS_URL: redisUrl,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  let out = '';
+  await new Promise((resolve, reject) => {
+    p.stdout.on('data', (c) => {
+      out += c;
+      if (out.includes('started')) resolve();
+    });
+    p.once('exit', () => reject(new Error(`worker exited: ${out}`)));
+  });
+  return {
+    pid: p.pid,
+    stop: async () => {
+      p.kill('SIGTERM');
+      await once(p, 'exit');
+    },
+  };
+};
+
+/** RSS of process `pid` in MB (0 once it is gone), from /proc. */
+export const rssMb = (pid) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+  } catch {
+    return 0; // gone meanwhile
+  }
+};
+
+/** The pids of `pid` and every process below it. */
+export const treeOf = (pid) => {
+  const parents = new Map();
+  for (const p of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      parents.set(Number(p), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++)
+    for (const [p, pp] of parents) if (pp === tree[i]) tree.push(p);
+  return tree;
+};
+
+/** RSS summed over `pid` and every process below it, in MB. */
+export const treeMb = (pid) => treeOf(pid).reduce((sum, p) => sum + rssMb(p), 0);

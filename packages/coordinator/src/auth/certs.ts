@@ -1,13 +1,25 @@
-// @peculiar/x509 resolves its parts with tsyringe, which needs the Reflect metadata polyfill first.
-import 'reflect-metadata';
 import { randomBytes, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
-import * as x509 from '@peculiar/x509';
+import type * as X509Module from '@peculiar/x509';
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
+type X509 = typeof X509Module;
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+let loaded: Promise<X509> | undefined;
+
+/**
+ * @peculiar/x509, loaded on the first certificate made: about 10 MB of memory that every process
+ * importing this package (a worker, for its gRPC client) would otherwise hold for nothing.
+ */
+const x509Lib = (): Promise<X509> =>
+  (loaded ??= (async () => {
+    // it resolves its parts with tsyringe, which needs the Reflect metadata polyfill first
+    await import('reflect-metadata');
+    const x509 = await import('@peculiar/x509');
+    x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+    return x509;
+  })());
 
 /** ECDSA P-256 with SHA-256: small keys, and what gRPC's TLS (OpenSSL) accepts everywhere. */
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -26,7 +38,7 @@ const serial = (): string => {
   return b.toString('hex');
 };
 
-const keyPem = async (key: CryptoKey): Promise<string> =>
+const keyPem = async (x509: X509, key: CryptoKey): Promise<string> =>
   x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
 
 const newKeys = (): Promise<CryptoKeyPair> =>
@@ -34,6 +46,7 @@ const newKeys = (): Promise<CryptoKeyPair> =>
 
 /** A CA certificate (`CN=<name>`) valid for `days`, which signs only certificates. */
 export const makeCa = async (name: string, days: number, now: Date): Promise<CertPair> => {
+  const x509 = await x509Lib();
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
@@ -51,7 +64,7 @@ export const makeCa = async (name: string, days: number, now: Date): Promise<Cer
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { cert: cert.toString('pem'), key: await keyPem(keys.privateKey) };
+  return { cert: cert.toString('pem'), key: await keyPem(x509, keys.privateKey) };
 };
 
 /** What a certificate signed by the CA is for. */
@@ -67,6 +80,7 @@ export interface LeafRequest {
 
 /** A certificate signed by `ca`, with its own new key. */
 export const makeLeaf = async (ca: CertPair, req: LeafRequest, now: Date): Promise<CertPair> => {
+  const x509 = await x509Lib();
   const caCert = new x509.X509Certificate(ca.cert);
   const caKey = await webcrypto.subtle.importKey(
     'pkcs8',
@@ -102,5 +116,5 @@ export const makeLeaf = async (ca: CertPair, req: LeafRequest, now: Date): Promi
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { cert: cert.toString('pem'), key: await keyPem(keys.privateKey) };
+  return { cert: cert.toString('pem'), key: await keyPem(x509, keys.privateKey) };
 };

@@ -1,5 +1,6 @@
 import {
   closeSync,
+  fsync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
@@ -84,9 +85,11 @@ const statusOf = (line: { f: boolean; s: StatusReport }): OutboxMessage => ({
 /**
  * The worker outbox on disk (docs/decisions.md, "Worker outbox"): an append-only file of JSON
  * lines, one per message, and acknowledgement lines naming the messages the coordinator took.
- * A status report is fsynced before it is sent; a log chunk is written without (the next report's
- * fsync covers it). Acknowledged lines are compacted away. Writes are synchronous: a message is on
- * disk, in order, before the call returns.
+ * Writes are synchronous: a message is in the file, in order, before the call returns (a crash of
+ * the process loses nothing). A status report is fsynced before it is sent (`sync`, awaited by the
+ * outbox before each report goes): one fsync, off the event loop, covers every line written
+ * before it, so the reports a later one replaced and the log chunks between cost none.
+ * Acknowledged lines are compacted away.
  */
 export class OutboxJournal {
   readonly #dir: string;
@@ -96,6 +99,12 @@ export class OutboxJournal {
   #liveBytes = 0;
   #fileBytes = 0;
   #lastN = 0;
+  /** Lines written, and how many of them the last finished fsync covers. */
+  #written = 0;
+  #synced = 0;
+  /** Durable lines were written since the last fsync began. */
+  #dirty = false;
+  #syncing: Promise<void> | undefined;
 
   private constructor(dir: string) {
     this.#dir = dir;
@@ -130,11 +139,14 @@ export class OutboxJournal {
     return this.#lastN;
   }
 
-  /** Writes a message (and fsyncs it when `durable`); returns its `n`. */
+  /**
+   * Writes a message; returns its `n`. A `durable` one (a status report) is fsynced by the next
+   * `sync`, which the outbox awaits before sending it.
+   */
   append(runKey: string, message: OutboxMessage, durable: boolean): number {
     const n = ++this.#lastN;
     const span = this.#write(toLine({ n, runKey, message }));
-    if (durable) fsyncSync(this.#fd);
+    if (durable) this.#dirty = true;
     this.#live.set(n, span);
     this.#liveBytes += span.bytes;
     return n;
@@ -159,9 +171,42 @@ export class OutboxJournal {
       this.#compact();
   }
 
-  /** Closes the file and frees the directory for the next process. */
+  /**
+   * Resolves once every durable message written so far is on disk (fsync, in the thread pool:
+   * the event loop goes on meanwhile). Callers at the same time share one fsync; one that wrote
+   * after an fsync began waits for the next. Resolves at once when nothing is due, or once closed.
+   */
+  async sync(): Promise<void> {
+    const target = this.#written;
+    while (this.#synced < target && this.#fd >= 0 && (this.#dirty || this.#syncing)) {
+      if (this.#syncing) {
+        await this.#syncing;
+        continue;
+      }
+      const fd = this.#fd;
+      const upTo = this.#written;
+      this.#dirty = false;
+      this.#syncing = new Promise<void>((resolve, reject) => {
+        fsync(fd, (e) => {
+          this.#syncing = undefined;
+          // a file closed or rewritten meanwhile: close and the rewrite fsynced it
+          if (e && fd === this.#fd) {
+            this.#dirty = true;
+            reject(e);
+            return;
+          }
+          this.#synced = Math.max(this.#synced, upTo);
+          resolve();
+        });
+      });
+      await this.#syncing;
+    }
+  }
+
+  /** Closes the file (fsynced first when due) and frees the directory for the next process. */
   close(): void {
     if (this.#fd < 0) return;
+    if (this.#dirty) fsyncSync(this.#fd);
     closeSync(this.#fd);
     this.#fd = -1;
     rmSync(join(this.#dir, LOCK), { force: true });
@@ -170,6 +215,7 @@ export class OutboxJournal {
   #write(text: string): Span {
     const bytes = Buffer.from(text);
     writeSync(this.#fd, bytes);
+    this.#written += 1;
     const span = { at: this.#fileBytes, bytes: bytes.length };
     this.#fileBytes += bytes.length;
     return span;
@@ -200,6 +246,8 @@ export class OutboxJournal {
     renameSync(tmp, path);
     if (this.#fd >= 0) closeSync(this.#fd);
     this.#fd = openSync(path, 'a+');
+    this.#synced = this.#written; // the new file was fsynced before the rename
+    this.#dirty = false;
     this.#live.clear();
     this.#liveBytes = 0;
     this.#fileBytes = 0;

@@ -52,31 +52,46 @@ export const joinLog = (lane: Lane, chunk: LogChunk, id: number): boolean => {
 };
 
 /**
- * Each report is the complete record: a later one in the lane replaces the status report at the
- * head (the log chunks between them still go first, as they precede the later report). The
- * replaced report's journal entries go with the later one, acknowledged when it is delivered.
- * True when the head was replaced.
+ * Each report is the complete record: the lane's last status report replaces every status report
+ * before it that is not in a call now, wherever it sits (the log chunks between still go first,
+ * in order, as they precede the later report). Log chunks that reports stood between then go in
+ * one stream, not one stream each. The replaced reports' journal entries go with the last one,
+ * acknowledged when it is delivered. True when a report was replaced.
  */
-export const replaceHeadStatus = (lane: Lane): boolean => {
-  const head = lane.items[0];
-  const later = lane.items.find((it, i) => i > 0 && it.kind === 'status');
-  if (head?.kind !== 'status' || later?.kind !== 'status') return false;
-  // A child run's first report carries its DAG snapshot: the replacement takes it over.
-  if (head.report.snapshotJson !== '' && later.report.snapshotJson === '')
-    later.report = { ...later.report, snapshotJson: head.report.snapshotJson };
-  later.ids.push(...head.ids);
-  lane.items.shift();
-  return true;
+export const foldStatuses = (lane: Lane): boolean => {
+  let last = -1;
+  for (let i = lane.items.length - 1; i >= lane.sending; i--)
+    if (lane.items[i]?.kind === 'status') {
+      last = i;
+      break;
+    }
+  const later = lane.items[last];
+  if (later?.kind !== 'status') return false;
+  let folded = false;
+  for (let i = last - 1; i >= lane.sending; i--) {
+    const it = lane.items[i];
+    if (it?.kind !== 'status') continue;
+    // A child run's first report carries its DAG snapshot: the replacement takes it over.
+    if (it.report.snapshotJson !== '' && later.report.snapshotJson === '')
+      later.report = { ...later.report, snapshotJson: it.report.snapshotJson };
+    later.ids.push(...it.ids);
+    lane.items.splice(i, 1);
+    folded = true;
+  }
+  return folded;
 };
 
 /**
- * The lane's oldest journal entry. Items are queued in journal order, and only the first status
- * report can hold older entries (those of the reports it replaced), so two items tell.
+ * The lane's oldest journal entry. Items are queued in journal order, and only a status report
+ * can hold older entries (those of the reports it replaced), so the head and the reports tell.
  */
 export const oldestIdOf = (lane: Lane): number | undefined => {
-  const firstStatus = lane.items.find((it) => it.kind === 'status');
-  const ids = [...(lane.items[0]?.ids ?? []), ...(firstStatus?.ids ?? [])];
-  return ids.length === 0 ? undefined : Math.min(...ids);
+  let oldest: number | undefined;
+  lane.items.forEach((it, i) => {
+    if (i > 0 && it.kind !== 'status') return;
+    for (const n of it.ids) if (oldest === undefined || n < oldest) oldest = n;
+  });
+  return oldest;
 };
 
 /** Sends the head of the lane: its status report, or the log chunks at its head (one stream). */

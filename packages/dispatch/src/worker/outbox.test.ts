@@ -71,10 +71,9 @@ describe('worker outbox', () => {
     state.away = false;
     await box.drained();
     // Every log byte in order; report 1 is replaced by report 2 (each is the whole record),
-    // which goes after the lines queued before it.
+    // which goes after the lines queued before it; the lines report 1 stood between go together.
     expect(sent).toEqual([
-      { kind: 'logs', data: ['one\n'] },
-      { kind: 'logs', data: ['two\n'] },
+      { kind: 'logs', data: ['one\n', 'two\n'] },
       { kind: 'status', seq: 2, run: 'r1' },
     ]);
     expect(lines).toHaveLength(2);
@@ -133,6 +132,24 @@ describe('worker outbox', () => {
     box.status('r1', report('r1', 2), true);
     await box.drained(); // the clock never moves
     expect(sent).toEqual([{ kind: 'status', seq: 2, run: 'r1' }]);
+  });
+
+  it('sends the log chunks running reports stood between in one stream, then the final report, without waiting', async () => {
+    const { client, sent } = fakeClient();
+    const clock = new FakeClock(0);
+    const box = outbox(client, { clock });
+    box.log('r1', chunk('r1', 0, 'a\n')); // leaves at once
+    box.status('r1', report('r1', 1));
+    box.log('r1', chunk('r1', 2, 'b\n'));
+    box.status('r1', report('r1', 2));
+    box.log('r1', chunk('r1', 4, 'c\n'));
+    box.status('r1', report('r1', 3), true);
+    await box.drained(); // the clock never moves
+    expect(sent).toEqual([
+      { kind: 'logs', data: ['a\n'] },
+      { kind: 'logs', data: ['b\n', 'c\n'] },
+      { kind: 'status', seq: 3, run: 'r1' },
+    ]);
   });
 
   it('skips a message the coordinator refuses (INVALID_ARGUMENT), saying so, and goes on', async () => {

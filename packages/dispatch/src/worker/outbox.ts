@@ -2,11 +2,11 @@ import type { Clock } from '@trellis/core';
 import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator';
 import { OutboxJournal, type OutboxMessage } from './outbox-journal.js';
 import {
+  foldStatuses,
   hasLaterStatus,
   joinLog,
   newLane,
   oldestIdOf,
-  replaceHeadStatus,
   sendHead,
   type Delivered,
   type Lane,
@@ -89,10 +89,16 @@ export class Outbox {
     return this.#journal.liveBytes;
   }
 
-  /** Queues a status report (fsynced first); a `final` one (the run ended) goes at once. */
+  /**
+   * Queues a status report (written to the journal now, fsynced before it is sent); a `final` one
+   * (the run ended) goes at once, with the run's log chunks queued before it.
+   */
   status(runKey: string, report: StatusReport, final = false): void {
     this.#add(runKey, { kind: 'status', report, final }, true);
-    if (final) this.#lanes.get(runKey)?.settle?.abort();
+    if (!final) return;
+    this.#lanes.get(runKey)?.settle?.abort();
+    // its fsync starts now, while the log chunks ahead of it are delivered (awaited before it goes)
+    this.#journal.sync().catch(() => undefined);
   }
 
   /** Queues a log chunk now, whatever the size (the engine's own run log lines). */
@@ -172,9 +178,10 @@ export class Outbox {
       const head = lane.items[0];
       if (!head) break;
       if (head.kind === 'status' && !head.final && !hasLaterStatus(lane)) await this.#settle(lane);
-      if (signal.aborted) break;
-      if (replaceHeadStatus(lane)) continue;
       try {
+        foldStatuses(lane);
+        if (lane.items[0]?.kind === 'status') await this.#durableHead(lane);
+        if (signal.aborted) break;
         this.#delivered(runKey, await sendHead(lane, this.#deps.client()));
         attempt = 0;
       } catch (e) {
@@ -191,6 +198,15 @@ export class Outbox {
     lane.pumping = false;
     if (lane.items.length === 0) this.#lanes.delete(runKey);
     this.#removed();
+  }
+
+  /**
+   * Has the report at the head on disk before it leaves: one fsync covers everything written
+   * before it. A report that came during the fsync replaces the head, and is covered by one more.
+   */
+  async #durableHead(lane: Lane): Promise<void> {
+    do if (lane.items[0]?.kind === 'status') await this.#journal.sync();
+    while (foldStatuses(lane));
   }
 
   /** A running report waits SETTLE_MS for a later one, unless a final report ends the wait. */
