@@ -1,7 +1,16 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  beforeEach,
+  describe,
+  expect,
+  it,
+  onTestFailed,
+} from 'vitest';
 import { startRedis, type PrivateRedis, type WorkerProcess } from '@trellis/dispatch/testing';
 import { PgDb } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
@@ -58,8 +67,8 @@ const tickLedger = (): string[] =>
 
 const context = (): string =>
   [
-    ...instances.map((i) => `--- instance ${i.n}\n${i.proc.output()}`),
-    ...workers.map((w) => `--- worker ${w.id}\n${w.output()}`),
+    ...instances.map((i) => `--- instance ${i.n}\n${i.proc.output().slice(-6000)}`),
+    ...workers.map((w) => `--- worker ${w.id}\n${w.output().slice(-3000)}`),
   ].join('\n');
 
 beforeAll(async () => {
@@ -71,6 +80,9 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
+  // the processes of the test before (their output stays readable until here)
+  instances.length = 0;
+  workers.length = 0;
   root = mkdtempSync(join(tmpdir(), 'trellis-faults-ha-'));
   redis = await startRedis();
   const databaseUrl = await postgres.createDatabase(`ha_${Date.now()}`);
@@ -92,8 +104,8 @@ afterEach(async () => {
   frozen?.proc.proc.kill('SIGCONT');
   frozen = undefined;
   ledger.dispose();
-  await Promise.all(workers.splice(0).map((w) => kill9(w)));
-  await Promise.all(instances.splice(0).map((i) => i.proc.stop().catch(() => undefined)));
+  await Promise.all(workers.map((w) => kill9(w)));
+  await Promise.all(instances.map((i) => i.proc.stop().catch(() => undefined)));
   await db.end();
   await redis.stop();
   rmSync(root, { recursive: true, force: true, maxRetries: 5 });
@@ -101,6 +113,8 @@ afterEach(async () => {
 
 /** Leader `a` (started first), follower `b`, a worker on each; the first cron fire done. */
 const cluster = async (): Promise<{ leader: HaInstance; follower: HaInstance }> => {
+  // what each process said, to tell a stuck run's story (the last part of each output)
+  onTestFailed(() => console.error(context()));
   const a = await startInstance(opts, 1);
   instances.push(a);
   expect(await leaderOf([a])).toBe(a);
