@@ -24,6 +24,8 @@ export interface HaClusterOptions {
   readonly dagsDir: string;
   readonly databaseUrl: string;
   readonly redisUrl: string;
+  /** More environment for every instance (the lease's TTL and renewal). */
+  readonly env?: Record<string, string>;
 }
 
 const alive = (p: ChildProcess): boolean => p.exitCode === null && p.signalCode === null;
@@ -45,6 +47,7 @@ export const startInstance = async (
       SVC_DAGS_DIR: o.dagsDir,
       SVC_DATABASE_URL: o.databaseUrl,
       SVC_REDIS_URL: o.redisUrl,
+      ...o.env,
     },
     ['--dags', o.dagsDir, '--coordinator-port', String(port)],
   );
