@@ -3,6 +3,7 @@ export { migrate, migrationStatus, type MigrationState } from './migrate/migrati
 export { PgRunStore, type PgRunStoreOptions } from './runs/pg-run-store.js';
 export { PgLease, type PgLeaseOptions } from './lease/pg-lease.js';
 export { PgScheduleFires } from './lease/schedule-fires.js';
+export { fencedDb, FencedWriteError, type Fence } from './lease/fenced-db.js';
 export { openPgStore, type OpenPgStoreOptions } from './open-pg-store.js';
 export { copyFilesToPg, type FilesToPgOptions } from './move/files-to-pg.js';
 export { exportPgToFiles, type PgToFilesOptions } from './move/pg-to-files.js';

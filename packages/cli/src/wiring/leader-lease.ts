@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Config } from '@trellis/core';
+import type { Clock, Config } from '@trellis/core';
 import type { FireLedger, SchedulerLease, ScheduleKind } from '@trellis/scheduler';
-import { PgLease, PgScheduleFires, type PgDb } from '@trellis/store-pg';
+import type { DagRunRecord } from '@trellis/spec';
+import { fencedDb, PgLease, PgRunStore, PgScheduleFires, type PgDb } from '@trellis/store-pg';
 
 /** The lease row replicated coordinators elect their leader with. */
 const LEASE_NAME = 'scheduler';
 
 /** Leadership facts for `/health` and the metrics. */
 export interface LeaderFacts {
-  /** Fire claims refused because this instance's token was stale (a deposed leader's writes). */
+  /** Writes refused because this instance's token was stale (a deposed leader's writes). */
   fencedWrites(): number;
 }
 
@@ -21,6 +22,17 @@ export interface PgLeadership {
   readonly leaseEveryMs: number;
   /** The lease's time to live: the leader steps down before it can expire unrenewed. */
   readonly leaseTtlMs: number;
+  /**
+   * The run store for the leader's own writes (lost-run recovery, retention): every statement
+   * runs only while the lease row has this instance's holder and token (`fencedDb`).
+   */
+  readonly writes: PgRunStore;
+}
+
+/** What the fenced store needs besides the pool (as the runtime's own store has). */
+export interface LeaderStoreOptions {
+  readonly clock: Clock;
+  readonly onRecordSaved: (record: DagRunRecord) => void;
 }
 
 /** `host:pid:incarnation`, parsed back for the standby's "who is the scheduler" line. */
@@ -32,12 +44,14 @@ const holderOf = (h: string): { owner: { pid: number; host: string } } => {
 /**
  * The scheduler role's lease in the database (replicated coordinators, docs/ha.md): one leader
  * for cron, the queue processor, lost-run recovery and retention, with a fencing token that every
- * fire claim carries, so a leader frozen or cut off past its lease acts on no fire after.
+ * fire claim and every write of recovery and retention carries, so a leader frozen or cut off
+ * past its lease writes nothing after.
  */
 export const pgLeadership = (
   db: PgDb,
   config: Readonly<Config>,
   log: (line: string) => void,
+  store: LeaderStoreOptions,
 ): PgLeadership => {
   const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
   const ttlMs = config.database?.leaseTtlMs ?? 3000;
@@ -71,9 +85,20 @@ export const pgLeadership = (
     },
     lastFire: () => ledger.lastFireOfAll(),
   };
+  const fence = { lease: LEASE_NAME, holder, token: () => pg.token };
+  const writes = new PgRunStore({
+    db: fencedDb(db, fence, (e) => {
+      fenced += 1;
+      log(`scheduler: ${e.message}`);
+    }),
+    logDir: config.paths.logDir,
+    clock: store.clock,
+    onRecordSaved: store.onRecordSaved,
+  });
   return {
     lease,
     fires,
+    writes,
     facts: { fencedWrites: () => fenced },
     leaseEveryMs: config.database?.leaseRenewMs ?? 1000,
     leaseTtlMs: ttlMs,

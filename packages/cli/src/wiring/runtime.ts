@@ -30,6 +30,7 @@ import type { CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import type { Fleet } from './fleet.js';
 import type { PgDb } from '@trellis/store-pg';
+import { withLeaderSwaps } from './leader-scope.js';
 import { openRuntimeStore, type RuntimeStore } from './runtime-store.js';
 
 /** The concrete parts one CLI command works with (the composition root). */
@@ -101,7 +102,8 @@ export const makeRuntime = async (
     onRecordSaved: (r) => transitions.recordSaved(r),
     userHome: io.env.HOME,
   });
-  const store = opened.store;
+  // with the PostgreSQL store, the leader's queue hand-overs are fenced (leader-scope.ts)
+  const store = opened.kind === 'postgres' ? withLeaderSwaps(opened.store) : opened.store;
   const dags = new DagFileLoader(config.paths.dagsDir);
   const events = new EngineEvents();
   // gRPC and BullMQ are loaded only in distributed mode

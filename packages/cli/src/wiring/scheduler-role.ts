@@ -8,6 +8,7 @@ import {
 import type { FsDagStore } from '@trellis/store';
 import { LeaseLock, currentOwner, processStartTime } from '@trellis/store';
 import { pgLeadership, type LeaderFacts } from './leader-lease.js';
+import { asLeader } from './leader-scope.js';
 import type { Runtime } from './runtime.js';
 
 export type { SchedulerStatus } from '@trellis/scheduler';
@@ -25,7 +26,15 @@ export const startSchedulerRole = (
   signal: AbortSignal,
 ): { status: SchedulerStatus; done: Promise<void>; leader?: LeaderFacts } => {
   // the PostgreSQL store: a lease row with a fencing token, shared by replicated coordinators
-  const pg = rt.database ? pgLeadership(rt.database, rt.config, log) : undefined;
+  const pg = rt.database
+    ? pgLeadership(rt.database, rt.config, log, {
+        clock,
+        onRecordSaved: (r) => rt.transitions.recordSaved(r),
+      })
+    : undefined;
+  // the leader's own writes: fenced by the lease token with the PostgreSQL store
+  const writes = pg?.writes ?? rt.store;
+  const q = rt.runs.queues;
   const role = startRole(
     {
       clock,
@@ -44,15 +53,29 @@ export const startSchedulerRole = (
         restart: (ref) => rt.runs.restart(ref),
         listRuns: (filter) => rt.store.listRuns(filter),
       },
-      queues: rt.runs.queues,
+      // queue hand-overs made by a pass swap records through the fenced store (leader-scope.ts)
+      queues: pg
+        ? {
+            reconcile: () => asLeader(writes, () => q.reconcile()),
+            runsEnded: (records) => asLeader(writes, () => q.runsEnded(records)),
+            releaseQueues: () => q.releaseQueues(),
+          }
+        : q,
       lostRuns: {
-        store: rt.store,
+        store: {
+          findOrphanedRuns: () => rt.store.findOrphanedRuns(),
+          saveRun: (r) => writes.saveRun(r),
+        },
         clock,
         processes: { processStartTime },
       },
       retentionPass: () =>
         applyRetentionToAll({
-          store: rt.store,
+          store: {
+            cleanupAll: (days) => writes.cleanupAll(days),
+            latestRun: (name) => rt.store.latestRun(name),
+            getSnapshot: (ref) => rt.store.getSnapshot(ref),
+          },
           dags: rt.dags,
           defaultDays: rt.config.histRetentionDays,
         }),
