@@ -21,6 +21,12 @@ export type { CoordinatorStore, RootScope } from './server/coordinator-store.js'
 export { isTlsEnabled, type TlsFiles } from './server/credentials.js';
 export { makeCa, makeLeaf, type CertPair } from './auth/certs.js';
 export {
+  AddressRing,
+  parseAddresses,
+  retryWaitMs,
+  SOFT_FAILURES_TO_MOVE,
+} from './client/address-ring.js';
+export {
   CoordinatorClient,
   isRefused,
   isUnavailable,

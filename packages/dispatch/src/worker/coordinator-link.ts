@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { isWorkerRefused, type HeartbeatResponse, type WorkerCommand } from '@trellis/coordinator';
+import {
+  isWorkerRefused,
+  retryWaitMs,
+  type HeartbeatResponse,
+  type WorkerCommand,
+} from '@trellis/coordinator';
 import type { ActiveRuns } from './active-runs.js';
 import type { Outbox } from './outbox.js';
 import type { QueueConsumer } from './queue-consumer.js';
@@ -84,7 +89,7 @@ export class CoordinatorLink {
     });
     if (this.#connected !== true)
       agent.log(
-        `connected to the coordinator as "${agent.id}" (labels ${JSON.stringify(agent.labels)}, concurrency ${agent.concurrency})`,
+        `connected to the coordinator as "${agent.id}" (labels ${JSON.stringify(agent.labels)}, concurrency ${agent.concurrency}, coordinator ${agent.client.address})`,
       );
     this.#connected = true;
     this.#apply(reply);
@@ -110,6 +115,7 @@ export class CoordinatorLink {
       } catch {
         return;
       }
+      const before = agent.client.address;
       try {
         await this.beat();
         wait = every;
@@ -122,11 +128,14 @@ export class CoordinatorLink {
               ? `the coordinator refused this worker: ${(e as { details?: string }).details ?? (e as Error).message}`
               : `coordinator unreachable (${(e as Error).message}${hint ? `; ${hint}` : ''}): retrying`,
           );
+        const moved = agent.client.address !== before;
+        if (moved) agent.log(`coordinator ${before} lost: moving to ${agent.client.address}`);
         this.#connected = false;
         this.#refused = refused;
         this.#hint = hint;
-        // Back-off up to 4 s: a returning coordinator sees this worker again within seconds.
-        wait = Math.min(Math.max(wait * 2, every), 4 * every);
+        // The next coordinator at once; back-off up to 4 s once all failed: a returning
+        // coordinator sees this worker again within seconds.
+        wait = retryWaitMs(agent.client.ring, moved, wait, every);
       }
     }
   }
