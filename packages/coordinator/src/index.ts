@@ -15,7 +15,7 @@ export {
   type WorkerView,
 } from './registry/worker-registry.js';
 export { Coordinator, type ComponentState, type CoordinatorDeps } from './server/coordinator.js';
-export type { WorkerChange } from './server/coordinator-deps.js';
+export type { LogChunkSink, WorkerChange } from './server/coordinator-deps.js';
 export type { ChildRunsPort, ChildStart } from './server/child-runs-port.js';
 export type { CoordinatorStore, RootScope } from './server/coordinator-store.js';
 export { isTlsEnabled, type TlsFiles } from './server/credentials.js';
