@@ -92,6 +92,26 @@ const storedStatus = async (id: string): Promise<{ status: number; revision: num
   return { status: Number(row?.status ?? -1), revision: Number(row?.revision ?? -1) };
 };
 
+/** What the processes printed, for a failure's message. */
+const outputs = (): string =>
+  [
+    ...instances.map((s, i) => `--- start-all ${i + 1}:\n${s.output().slice(-4000)}`),
+    `--- worker:\n${worker?.output().slice(-4000) ?? ''}`,
+  ].join('\n');
+
+/** `p`, or a failure naming `what` with the processes' output after `ms` (a bound on hangs). */
+const bounded = async <T>(p: Promise<T>, what: string, ms = 60_000): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms:\n${outputs()}`)), ms);
+  });
+  try {
+    return await Promise.race([p, hang]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
 describe('a worker given two coordinators on one PostgreSQL', () => {
   it('moves to the survivor when its coordinator is killed; the run finishes, applied once', async () => {
     const [portA, portB] = [await freePort(), await freePort()];
@@ -105,26 +125,30 @@ describe('a worker given two coordinators on one PostgreSQL', () => {
       redisUrl: redis.url,
       home: whome,
     });
-    await worker.waitFor(`coordinator 127.0.0.1:${portA})`);
+    await bounded(worker.waitFor(`coordinator 127.0.0.1:${portA})`), 'connection to a');
 
     const started = await callApi(`${a.url}/api/v2`, 'POST', '/dags/moving/start', {});
     expect(started.status).toBe(200);
     const id = started.body.dagRunId as string;
     // the first half is delivered through a (read from b: one store)
-    await expect
-      .poll(async () => (await stepLog(b, id, 's')).split('\n').length, { timeout: 60_000 })
-      .toBe(LINES / 2);
+    await bounded(
+      expect
+        .poll(async () => (await stepLog(b, id, 's')).split('\n').length, { timeout: 90_000 })
+        .toBe(LINES / 2),
+      'first half of the log',
+      90_000,
+    );
     const before = await storedStatus(id);
     expect(before.status).toBe(1);
 
     a.proc.kill('SIGKILL');
-    await worker.waitFor(`moving to 127.0.0.1:${portB}`);
-    await worker.waitFor(`coordinator 127.0.0.1:${portB})`);
+    await bounded(worker.waitFor(`moving to 127.0.0.1:${portB}`), 'move to b');
+    await bounded(worker.waitFor(`coordinator 127.0.0.1:${portB})`), 'connection to b');
     writeFileSync(GATE(), '');
 
     const final = await untilFinal(`${b.url}/api/v2`, 'moving', id, {
       attempts: 3000,
-      context: () => `${b.output()}\n--- worker:\n${worker?.output() ?? ''}`,
+      context: outputs,
     });
     expect(final.status).toBe(4);
     // every line once and in order, read from the survivor

@@ -48,6 +48,8 @@ export class CoordinatorLink {
   #refused = false;
   /** What the last failure told the operator to change ('' for none): a new advice is logged. */
   #hint = '';
+  /** The coordinator address the link last saw the client on (a change is logged). */
+  #address: string | undefined;
   #heartbeats: Promise<void> | undefined;
   #commands: Promise<void> | undefined;
 
@@ -87,7 +89,8 @@ export class CoordinatorLink {
       slotsBusy: runs.slots,
       state: queues.state,
     });
-    if (this.#connected !== true)
+    const moved = this.#noteAddress();
+    if (this.#connected !== true || moved)
       agent.log(
         `connected to the coordinator as "${agent.id}" (labels ${JSON.stringify(agent.labels)}, concurrency ${agent.concurrency}, coordinator ${agent.client.address})`,
       );
@@ -129,7 +132,7 @@ export class CoordinatorLink {
               : `coordinator unreachable (${(e as Error).message}${hint ? `; ${hint}` : ''}): retrying`,
           );
         const moved = agent.client.address !== before;
-        if (moved) agent.log(`coordinator ${before} lost: moving to ${agent.client.address}`);
+        this.#noteAddress();
         this.#connected = false;
         this.#refused = refused;
         this.#hint = hint;
@@ -138,6 +141,16 @@ export class CoordinatorLink {
         wait = retryWaitMs(agent.client.ring, moved, wait, every);
       }
     }
+  }
+
+  /** Logs a move of the client to another coordinator address; true when it moved. */
+  #noteAddress(): boolean {
+    const now = this.#deps.agent.client.address;
+    const before = this.#address;
+    this.#address = now;
+    if (before === undefined || before === now) return false;
+    this.#deps.agent.log(`coordinator ${before} lost: moving to ${now}`);
+    return true;
   }
 
   /** Tells the coordinator this worker exits; it forgets it at once (best effort). */
