@@ -112,11 +112,19 @@ describe('the compose fleet', { timeout: 180_000 }, () => {
         fleetLogs,
       );
     }
-    const r = await callApi(base, 'GET', '/workers');
-    expect(r.status).toBe(200);
-    const workers = (r.body.workers as { id: string; labels: unknown; state: string }[]).map(
-      (w) => ({ id: w.id, labels: w.labels, state: w.state }),
-    );
+    // each worker is healthy at the coordinator it uses (either: both are given to it)
+    type Listed = { id: string; labels: unknown; state: string; health_status: string };
+    const listed: Listed[] = [];
+    for (const b of [base, base2]) {
+      const r = await callApi(b, 'GET', '/workers');
+      expect(r.status).toBe(200);
+      listed.push(...(r.body.workers as Listed[]));
+    }
+    const workers = listed
+      .filter((w) => w.health_status === 'WORKER_HEALTH_STATUS_HEALTHY')
+      .filter((w, i, all) => all.findIndex((x) => x.id === w.id) === i)
+      .map((w) => ({ id: w.id, labels: w.labels, state: w.state }))
+      .sort((x, y) => x.id.localeCompare(y.id));
     expect(workers).toEqual([
       { id: 'worker-cpu', labels: { gpu: 'false', region: 'eu' }, state: 'active' },
       { id: 'worker-gpu', labels: { gpu: 'true', region: 'eu' }, state: 'active' },
