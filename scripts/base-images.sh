@@ -9,6 +9,11 @@
 #                              packed tarball (npm stays out of the final image).
 #   local/trellis-redis:7      redis-server and redis-cli (this host's Debian package) with their
 #                              libraries, busybox, a `redis` user (uid 999) owning /data.
+#   local/trellis-postgres:15  PostgreSQL (this host's Debian postgresql package: the server,
+#                              initdb, pg_isready, psql, its modules but the LLVM JIT, its share
+#                              files, zoneinfo) with their libraries, busybox, a `postgres` user
+#                              (uid 999) owning /var/lib/postgresql, and deploy/postgres/pg-entry.sh
+#                              (the cluster and POSTGRES_DB made on first start).
 #   local/trellis-host:20      a clean "host without Docker" for the install script's test:
 #                              node, npm, busybox, Debian's useradd/groupadd and systemd-analyze
 #                              with systemd's own units (to verify the installed ones), no more.
@@ -29,6 +34,12 @@ die() {
   exit 1
 }
 
+PG_LIB=$(ls -d /usr/lib/postgresql/*/ 2>/dev/null | sort -V | tail -1)
+PG_LIB=${PG_LIB%/}
+[ -x "$PG_LIB/bin/postgres" ] || die "no PostgreSQL under /usr/lib/postgresql (install postgresql)"
+PG_MAJOR=${PG_LIB##*/}
+PG_ENTRY=$(dirname "${BASH_SOURCE[0]}")/../deploy/postgres/pg-entry.sh
+
 for f in "$NODE" "$BUSYBOX" /usr/bin/redis-server /usr/bin/redis-cli /usr/sbin/useradd \
   /usr/sbin/nologin /usr/bin/systemd-analyze; do
   [ -x "$f" ] || die "$f is missing (install nodejs 20, busybox-static, redis-server, passwd, systemd)"
@@ -45,6 +56,8 @@ INPUTS=$(
     "$NODE" --version
     "$NODE" "$NPM_DIR/bin/npm-cli.js" --version
     /usr/bin/redis-server --version
+    "$PG_LIB/bin/postgres" --version
+    cat "$PG_ENTRY"
     "$BUSYBOX" | head -1
     dpkg-query -W -f='${Version} ' passwd systemd 2>/dev/null || true
   } | sha256sum | cut -c1-16
@@ -135,6 +148,27 @@ build_redis() {
     'VOLUME ["/data"]' 'CMD ["redis-server"]'
 }
 
+build_postgres() {
+  local root=$WORK/postgres f
+  new_root "$root" 'postgres:x:999:999:postgres:/var/lib/postgresql:/bin/sh\n' 'postgres:x:999:\n'
+  copy_with_libs "$root" "$PG_LIB"/bin/{postgres,initdb,pg_ctl,pg_isready,psql}
+  # loadable modules (text search dictionaries, encodings, plpgsql), not the LLVM JIT (100+ MB)
+  for f in "$PG_LIB"/lib/*.so; do
+    case "$f" in */llvmjit*) continue ;; esac
+    copy_with_libs "$root" "$f"
+  done
+  mkdir -p "$root/usr/share/postgresql"
+  cp -a "/usr/share/postgresql/$PG_MAJOR" "$root/usr/share/postgresql/"
+  cp -a /usr/share/zoneinfo "$root/usr/share/"
+  mkdir -p "$root/var/lib/postgresql" "$root/var/run/postgresql"
+  chown 999:999 "$root/var/lib/postgresql" "$root/var/run/postgresql"
+  install -m 755 "$PG_ENTRY" "$root/usr/local/bin/pg-entry.sh"
+  import_root "local/trellis-postgres:$PG_MAJOR" "$root" 'USER postgres' \
+    "ENV PATH=/usr/local/bin:$PG_LIB/bin:/usr/bin:/bin" 'ENV PGDATA=/var/lib/postgresql/data' \
+    'WORKDIR /var/lib/postgresql' 'EXPOSE 5432' 'VOLUME ["/var/lib/postgresql"]' \
+    'CMD ["/usr/local/bin/pg-entry.sh"]'
+}
+
 build_host() {
   local root=$WORK/host
   node_root "$root"
@@ -154,7 +188,7 @@ build_host() {
 }
 
 for spec in node:local/trellis-node:20 node_npm:local/trellis-node:20-npm \
-  redis:local/trellis-redis:7 host:local/trellis-host:20; do
+  redis:local/trellis-redis:7 "postgres:local/trellis-postgres:$PG_MAJOR" host:local/trellis-host:20; do
   fn=${spec%%:*}
   image=${spec#*:}
   if current "$image"; then

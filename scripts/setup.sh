@@ -34,7 +34,7 @@ DOCKERD_LOG=/var/log/trellis-dockerd.log
 # the tests never use the cluster the package sets up on 5432.
 # jq, curl: docs/ci.md's shell examples (tests/docs/ci.e2e.test.ts); openssl: the TLS tests make certificates.
 # docker-compose: the compose fleet's test (tests/e2e/deploy); the base images it and deploy/Dockerfile
-# build on are made from the host's node, redis-server and busybox (scripts/base-images.sh); systemd:
+# build on are made from the host's node, redis-server, postgresql and busybox (scripts/base-images.sh); systemd:
 # its systemd-analyze verifies the units deploy/install.sh installs.
 APT_PKGS=(docker.io docker-compose systemd redis-server openssh-server busybox-static chromium prometheus postgresql jq curl openssl)
 SKIP_SYSTEM=${SETUP_SKIP_SYSTEM:-0}

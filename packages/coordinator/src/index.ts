@@ -15,11 +15,17 @@ export {
   type WorkerView,
 } from './registry/worker-registry.js';
 export { Coordinator, type ComponentState, type CoordinatorDeps } from './server/coordinator.js';
-export type { WorkerChange } from './server/coordinator-deps.js';
+export type { LogChunkSink, WorkerChange } from './server/coordinator-deps.js';
 export type { ChildRunsPort, ChildStart } from './server/child-runs-port.js';
 export type { CoordinatorStore, RootScope } from './server/coordinator-store.js';
 export { isTlsEnabled, type TlsFiles } from './server/credentials.js';
 export { makeCa, makeLeaf, type CertPair } from './auth/certs.js';
+export {
+  AddressRing,
+  parseAddresses,
+  retryWaitMs,
+  SOFT_FAILURES_TO_MOVE,
+} from './client/address-ring.js';
 export {
   CoordinatorClient,
   isRefused,

@@ -8,3 +8,4 @@ export { openPgStore, type OpenPgStoreOptions } from './open-pg-store.js';
 export { copyFilesToPg, type FilesToPgOptions } from './move/files-to-pg.js';
 export { exportPgToFiles, type PgToFilesOptions } from './move/pg-to-files.js';
 export { reportLines, type KindCount, type MoveReport } from './move/move-report.js';
+export { PgLogChunkWriter, type PgLogChunkWriterOptions } from './logs/pg-log-chunks.js';

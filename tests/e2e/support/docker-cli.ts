@@ -66,6 +66,7 @@ export const requireBaseImages = async (): Promise<void> => {
     'local/trellis-node:20',
     'local/trellis-node:20-npm',
     'local/trellis-host:20',
+    'local/trellis-postgres:15',
   ]) {
     const r = await run('docker', ['image', 'inspect', image]);
     if (r.code !== 0)

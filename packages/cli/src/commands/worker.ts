@@ -9,15 +9,15 @@ import type { FlagSpecs } from './flags.js';
 import { WORKER_ADMIN_HELP, workerAdminOf } from './worker-admin.js';
 
 const USAGE =
-  'trellis worker --coordinator <host:port> --labels k=v,... [--id <id>] [--concurrency N] [--redis-url <url>] [--grace-sec N] [--home <dir>] [--config <file>]';
+  'trellis worker --coordinator <host:port[,host:port...]> --labels k=v,... [--id <id>] [--concurrency N] [--redis-url <url>] [--grace-sec N] [--home <dir>] [--config <file>]';
 
 const OPTIONS = {
   coordinator: {
     type: 'string',
-    value: '<host:port>',
+    value: '<host:port[,...]>',
     description:
-      'the coordinator to register with (default coordinator.advertise, else coordinator.host:port)',
-    example: 'trellis worker --coordinator 10.0.0.5:50055 --labels gpu=true',
+      'the coordinator to register with, or several comma-separated (replicated coordinators: it moves to the next when one is lost; default worker.coordinators, else coordinator.advertise, else coordinator.host:port)',
+    example: 'trellis worker --coordinator 10.0.0.5:50055,10.0.0.6:50055 --labels gpu=true',
   },
   labels: {
     type: 'string',
@@ -197,14 +197,25 @@ const workerSettings = (
     return ExitCode.Usage;
   }
   const c = config.coordinator;
-  const address = values.coordinator ?? (c.advertise || `${c.host}:${c.port}`);
-  if (!/^[^\s:]+:\d{1,5}$/.test(address) && !/^\[[^\]]+\]:\d{1,5}$/.test(address)) {
+  const listed = config.worker.coordinators.join(',');
+  const address = values.coordinator ?? (listed || c.advertise || `${c.host}:${c.port}`);
+  const bad = invalidAddress(address);
+  if (bad !== undefined) {
     io.err(
-      `trellis worker: invalid --coordinator ${JSON.stringify(address)}: use host:port, e.g. 127.0.0.1:50055`,
+      `trellis worker: invalid --coordinator ${JSON.stringify(bad)}: use host:port, e.g. 127.0.0.1:50055 (several: comma-separated)`,
     );
     return ExitCode.Usage;
   }
   return { config, redisUrl, address, graceSec };
+};
+
+/** The first entry of a comma-separated address list that is not `host:port` (or the list, if empty). */
+const invalidAddress = (list: string): string | undefined => {
+  const parts = list.split(',').map((a) => a.trim());
+  if (parts.every((a) => a === '')) return list;
+  return parts.find(
+    (a) => a !== '' && !/^[^\s:]+:\d{1,5}$/.test(a) && !/^\[[^\]]+\]:\d{1,5}$/.test(a),
+  );
 };
 
 export const workerCommand: Command = {

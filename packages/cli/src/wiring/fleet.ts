@@ -2,6 +2,7 @@ import type { Clock, Config } from '@trellis/core';
 import {
   Coordinator,
   type ChildRunsPort,
+  type LogChunkSink,
   type TlsFiles,
   type WorkerChange,
   type WorkerView,
@@ -64,6 +65,7 @@ export const makeFleet = (
   clock: Clock,
   log: (line: string) => void,
   events?: RunEvents,
+  more: { readonly logChunks?: LogChunkSink | undefined } = {},
 ): Fleet | undefined => {
   const url = config.redis?.url;
   if (url === undefined) return undefined;
@@ -75,6 +77,7 @@ export const makeFleet = (
     store,
     clock,
     logDir: config.paths.logDir,
+    ...(more.logChunks ? { logChunks: more.logChunks } : {}),
     writeErrors: store.writeErrors,
     host: c.host,
     port: c.port,

@@ -1,5 +1,5 @@
 import type { Clock, Config } from '@trellis/core';
-import type { CoordinatorStore } from '@trellis/coordinator';
+import type { CoordinatorStore, LogChunkSink } from '@trellis/coordinator';
 import type { RetentionStore } from '@trellis/scheduler';
 import type { RunReadStore, RunSnapshotData, RunStorePort, StoreScope } from '@trellis/services';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
@@ -37,6 +37,11 @@ export interface OpenedStore {
   readonly kind: 'files' | 'postgres';
   /** The database pool of the PostgreSQL store (the leader lease, metrics); else undefined. */
   readonly database?: PgDb;
+  /**
+   * Where the coordinator writes workers' log chunks on the PostgreSQL store (into the
+   * database, once across coordinators); undefined on files (the coordinator's default).
+   */
+  readonly logChunks?: LogChunkSink;
   close(): Promise<void>;
 }
 
@@ -57,7 +62,7 @@ export const openRuntimeStore = async (
   opts: OpenStoreOptions,
 ): Promise<OpenedStore> => {
   if (config.database !== undefined) {
-    const { openPgStore } = await import('@trellis/store-pg');
+    const { openPgStore, PgLogChunkWriter } = await import('@trellis/store-pg');
     const { db, store } = await openPgStore({
       url: config.database.url,
       poolSize: config.database.poolSize,
@@ -66,7 +71,12 @@ export const openRuntimeStore = async (
       warn: opts.warn,
       onRecordSaved: opts.onRecordSaved,
     });
-    return { store, kind: 'postgres', database: db, close: () => db.end() };
+    const logChunks = new PgLogChunkWriter(store.logs, {
+      logDir: config.paths.logDir,
+      runLogOf: async (run, root) => (await store.getRun(run, { root })).log,
+      warn: opts.warn,
+    });
+    return { store, kind: 'postgres', database: db, logChunks, close: () => db.end() };
   }
   const store = new FsRunStore({
     dataDir: config.paths.dataDir,

@@ -109,7 +109,9 @@ export const makeRuntime = async (
   // gRPC and BullMQ are loaded only in distributed mode
   const fleet =
     opts.fleet && config.redis?.url !== undefined
-      ? (await import('./fleet.js')).makeFleet(config, store, clock, (l) => io.err(l), runEvents)
+      ? (await import('./fleet.js')).makeFleet(config, store, clock, (l) => io.err(l), runEvents, {
+          logChunks: opened.logChunks,
+        })
       : undefined;
   // spec: registryAuths; CONTAINER_AUTH_CONFIG (the peer's DOCKER_AUTH_CONFIG also works)
   const processes = opts.spawner ? new SpawnerProcessRunner() : new NodeProcessRunner();

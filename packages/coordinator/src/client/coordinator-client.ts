@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Clock } from '@trellis/core';
 import { coordinatorService } from '../proto/load-proto.js';
 import { channelCredentials, type TlsFiles } from '../server/credentials.js';
+import { AddressRing, parseAddresses } from './address-ring.js';
 import { identityInterceptor, type CallIdentity } from './call-metadata.js';
 import { tlsHint } from './tls-hint.js';
 import type {
@@ -27,7 +28,10 @@ import type {
 
 /** Options of a coordinator client. */
 export interface CoordinatorClientOptions extends CallIdentity {
-  /** `host:port` of the coordinator (its advertise address). */
+  /**
+   * `host:port` of the coordinator (its advertise address), or several, comma-separated
+   * (replicated coordinators): calls go to one, and move to the next when it is lost.
+   */
   readonly address: string;
   readonly tls?: TlsFiles;
   /** For call deadlines. */
@@ -59,6 +63,8 @@ interface RawClient extends grpc.Client {
 }
 
 interface HeartbeatStream {
+  /** The address (index in the ring) it is open on. */
+  readonly index: number;
   readonly call: grpc.ClientDuplexStream<HeartbeatRequest, HeartbeatResponse>;
   readonly waiting: {
     resolve: (r: HeartbeatResponse) => void;
@@ -71,10 +77,14 @@ interface HeartbeatStream {
 /**
  * A worker's (or a tool's) connection to the coordinator: promise-returning calls with a
  * deadline. Failures reject with the grpc-js error (`code` tells UNAVAILABLE from the rest);
- * the caller decides about retries.
+ * the caller decides about retries. Given several addresses, every call goes to the current one
+ * of its {@link AddressRing}, which moves on when that coordinator is lost.
  */
 export class CoordinatorClient {
-  readonly #raw: RawClient;
+  readonly ring: AddressRing;
+  /** One channel per address, made on first use. */
+  readonly #raws: (RawClient | undefined)[];
+  readonly #opts: CoordinatorClientOptions;
   readonly #timeout: number;
   readonly #clock: Clock;
   readonly #tls: TlsFiles | undefined;
@@ -82,17 +92,46 @@ export class CoordinatorClient {
   #beats: HeartbeatStream | undefined;
 
   constructor(opts: CoordinatorClientOptions) {
-    const Ctor = coordinatorService();
-    this.#raw = new Ctor(opts.address, channelCredentials(opts.tls), {
-      'grpc.max_send_message_length': 64 * 1024 * 1024,
-      'grpc.initial_reconnect_backoff_ms': 200,
-      'grpc.max_reconnect_backoff_ms': 2_000,
-      'grpc.enable_channelz': 0,
-      interceptors: [identityInterceptor(opts)],
-    }) as unknown as RawClient;
+    this.ring = new AddressRing(parseAddresses(opts.address));
+    this.#raws = this.ring.addresses.map(() => undefined);
+    this.#opts = opts;
     this.#timeout = opts.callTimeoutMs ?? 5_000;
     this.#clock = opts.clock;
     this.#tls = opts.tls;
+  }
+
+  /** The address calls go to now. */
+  get address(): string {
+    return this.ring.address;
+  }
+
+  /** The channel of the current address, and its index. */
+  #current(): { raw: RawClient; index: number } {
+    const index = this.ring.current;
+    let raw = this.#raws[index];
+    if (raw === undefined) {
+      const Ctor = coordinatorService();
+      raw = new Ctor(this.ring.addresses[index] ?? '', channelCredentials(this.#opts.tls), {
+        'grpc.max_send_message_length': 64 * 1024 * 1024,
+        'grpc.initial_reconnect_backoff_ms': 200,
+        'grpc.max_reconnect_backoff_ms': 2_000,
+        'grpc.enable_channelz': 0,
+        interceptors: [identityInterceptor(this.#opts)],
+      }) as unknown as RawClient;
+      this.#raws[index] = raw;
+    }
+    return { raw, index };
+  }
+
+  /** Tells the ring how a call on `index` ended (a lost coordinator moves it on). */
+  #observe(index: number, e: unknown): void {
+    if (e === null || e === undefined) {
+      this.ring.succeeded(index);
+      return;
+    }
+    const code = (e as { code?: number }).code;
+    if (code === grpc.status.UNAVAILABLE) this.ring.failed(index, true);
+    else if (code === grpc.status.DEADLINE_EXCEEDED) this.ring.failed(index, false);
   }
 
   /** What to change when a call failed in the TLS handshake, or '' (see `tlsHint`). */
@@ -104,11 +143,14 @@ export class CoordinatorClient {
     return this.#clock.now().getTime() + factor * this.#timeout;
   }
 
-  #unary<Req, Res>(fn: UnaryFn<Req, Res>, req: Req): Promise<Res> {
+  #unary<Req, Res>(pick: (raw: RawClient) => UnaryFn<Req, Res>, req: Req): Promise<Res> {
+    const { raw, index } = this.#current();
     return new Promise((resolve, reject) => {
-      fn.call(this.#raw, req, { deadline: this.#deadline(1) }, (e, res) =>
-        e ? reject(e) : resolve(res),
-      );
+      pick(raw).call(raw, req, { deadline: this.#deadline(1) }, (e, res) => {
+        this.#observe(index, e);
+        if (e) reject(e);
+        else resolve(res);
+      });
     });
   }
 
@@ -118,6 +160,10 @@ export class CoordinatorClient {
    * rejects with DEADLINE_EXCEEDED and closes the stream, so the next heartbeat starts afresh.
    */
   heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
+    if (this.#beats !== undefined && this.#beats.index !== this.ring.current)
+      this.#beats.fail(
+        Object.assign(new Error('moved to another coordinator'), { code: grpc.status.CANCELLED }),
+      );
     const beats = (this.#beats ??= this.#openBeats());
     return new Promise((resolve, reject) => {
       const replied = new AbortController();
@@ -145,17 +191,23 @@ export class CoordinatorClient {
   }
 
   #openBeats(): HeartbeatStream {
-    const call = this.#raw.Heartbeats();
+    const { raw, index } = this.#current();
+    const call = raw.Heartbeats();
     const beats: HeartbeatStream = {
+      index,
       call,
       waiting: [],
       fail: (e) => {
         if (this.#beats === beats) this.#beats = undefined;
+        this.#observe(index, e);
         call.cancel();
         for (const w of beats.waiting.splice(0)) w.reject(e);
       },
     };
-    call.on('data', (res: HeartbeatResponse) => beats.waiting.shift()?.resolve(res));
+    call.on('data', (res: HeartbeatResponse) => {
+      this.#observe(index, null);
+      beats.waiting.shift()?.resolve(res);
+    });
     call.on('error', (e) => beats.fail(e));
     call.on('end', () =>
       beats.fail(
@@ -168,38 +220,41 @@ export class CoordinatorClient {
   }
 
   claim(req: ClaimRequest): Promise<ClaimResponse> {
-    return this.#unary(this.#raw.ClaimRun, req);
+    return this.#unary((r) => r.ClaimRun, req);
   }
 
   report(req: StatusReport): Promise<StatusAck> {
-    return this.#unary(this.#raw.ReportStatus, req);
+    return this.#unary((r) => r.ReportStatus, req);
   }
 
   cancel(req: CancelRequest): Promise<CancelAck> {
-    return this.#unary(this.#raw.CancelRun, req);
+    return this.#unary((r) => r.CancelRun, req);
   }
 
   /** Asks the coordinator to start a child run on other workers (idempotent by run id). */
   startChild(req: StartChildRequest): Promise<StartChildAck> {
-    return this.#unary(this.#raw.StartChildRun, req);
+    return this.#unary((r) => r.StartChildRun, req);
   }
 
   /** A run's stored record (how a worker waits for a child it asked for). */
   getRun(req: GetRunRequest): Promise<GetRunResponse> {
-    return this.#unary(this.#raw.GetRun, req);
+    return this.#unary((r) => r.GetRun, req);
   }
 
   /** Tells the coordinator this worker exits (after a graceful stop): it forgets it at once. */
   deregister(req: DeregisterRequest): Promise<DeregisterAck> {
-    return this.#unary(this.#raw.Deregister, req);
+    return this.#unary((r) => r.Deregister, req);
   }
 
   /** Sends a batch of log chunks on one client stream; resolves with the files' new sizes. */
   sendLogs(chunks: readonly LogChunk[]): Promise<LogAck> {
+    const { raw, index } = this.#current();
     return new Promise((resolve, reject) => {
-      const stream = this.#raw.StreamLogs({ deadline: this.#deadline(4) }, (e, res) =>
-        e ? reject(e) : resolve(res),
-      );
+      const stream = raw.StreamLogs({ deadline: this.#deadline(4) }, (e, res) => {
+        this.#observe(index, e);
+        if (e) reject(e);
+        else resolve(res);
+      });
       stream.on('error', () => undefined); // reported through the callback
       for (const c of chunks) stream.write(c);
       stream.end();
@@ -208,14 +263,17 @@ export class CoordinatorClient {
 
   /** Opens the command stream (cancel/drop pushed by the coordinator). */
   watchCommands(req: WatchRequest): grpc.ClientReadableStream<WorkerCommand> {
-    return this.#raw.WatchCommands(req);
+    const { raw, index } = this.#current();
+    const stream = raw.WatchCommands(req);
+    stream.on('error', (e) => this.#observe(index, e));
+    return stream;
   }
 
   close(): void {
     this.#beats?.fail(
       Object.assign(new Error('the client was closed'), { code: grpc.status.CANCELLED }),
     );
-    this.#raw.close();
+    for (const raw of this.#raws) raw?.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import type { WorkerRegistry } from '../registry/worker-registry.js';
 import { CapacitySignal } from './capacity-signal.js';
-import type { CoordinatorDeps } from './coordinator-deps.js';
+import type { CoordinatorDeps, LogChunkSink } from './coordinator-deps.js';
 import { DroppedRuns } from './dropped-runs.js';
 import { dirname } from 'node:path';
 import { LogChunkWriter } from '@trellis/store';
@@ -17,7 +17,7 @@ export interface CoordinatorContext {
   readonly dropped: DroppedRuns;
   readonly commands: WorkerCommands;
   readonly capacity: CapacitySignal;
-  readonly logs: LogChunkWriter;
+  readonly logs: LogChunkSink;
 }
 
 export const createContext = (
@@ -34,12 +34,14 @@ export const createContext = (
     dropped: new DroppedRuns(),
     commands: new WorkerCommands(runs, warn),
     capacity: new CapacitySignal(warn),
-    logs: new LogChunkWriter(deps.logDir, warn, {
-      ...(deps.writeErrors ? { writeErrors: deps.writeErrors } : {}),
-      runLogDirOf: async (run, root) => {
-        const r = await deps.store.getRun(run, { root }).catch(() => undefined);
-        return r === undefined || r.log === '' ? undefined : dirname(r.log);
-      },
-    }),
+    logs:
+      deps.logChunks ??
+      new LogChunkWriter(deps.logDir, warn, {
+        ...(deps.writeErrors ? { writeErrors: deps.writeErrors } : {}),
+        runLogDirOf: async (run, root) => {
+          const r = await deps.store.getRun(run, { root }).catch(() => undefined);
+          return r === undefined || r.log === '' ? undefined : dirname(r.log);
+        },
+      }),
   };
 };

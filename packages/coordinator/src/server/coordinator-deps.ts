@@ -1,9 +1,26 @@
 import type { Clock } from '@trellis/core';
-import type { DagRunRecord } from '@trellis/spec';
+import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { StoreWriteErrors } from '@trellis/store';
 import type { ChildRunsPort } from './child-runs-port.js';
 import type { CoordinatorStore } from './coordinator-store.js';
 import type { TlsFiles } from './credentials.js';
+
+/**
+ * Where workers' log chunks are written (`StreamLogs`), each at its byte offset, every byte once:
+ * the file store's `LogChunkWriter` (the default), or the PostgreSQL store's writer, which keeps
+ * the bytes applied in the database so that coordinators sharing it apply a chunk once.
+ */
+export interface LogChunkSink {
+  /** True when a worker may write `path` for `run` (under the log folder or the run's own). */
+  accepts(path: string, run: RunRef | undefined, root: RunRef | undefined): Promise<boolean>;
+  /** Applies the bytes not yet written; resolves with the log's size after it. */
+  apply(path: string, offset: number, data: Buffer): Promise<number>;
+  /** Bytes in the log now (0 when none). */
+  sizeOf(path: string): Promise<number>;
+  /** Forgets what is held for the logs under `dir` (the run ended). */
+  forgetUnder(dir: string): void;
+  close(): Promise<void>;
+}
 
 /** A worker joining or being lost. */
 export interface WorkerChange {
@@ -18,6 +35,8 @@ export interface CoordinatorDeps {
   readonly clock: Clock;
   /** Where run and step logs live (the store's `logDir`; a DAG's own `logDir` adds its folder). */
   readonly logDir: string;
+  /** Where workers' log chunks go. @default a `LogChunkWriter` of files under `logDir` */
+  readonly logChunks?: LogChunkSink;
   /** Where failed log writes are counted (`GET /health`, metrics): the store's. */
   readonly writeErrors?: StoreWriteErrors;
   /** Listen address. @default 127.0.0.1 */

@@ -1,3 +1,4 @@
+import type { LogChunkSink } from './coordinator-deps.js';
 import type * as grpc from '@grpc/grpc-js';
 import type {
   CancelAck,
@@ -16,7 +17,6 @@ import type { ChildRuns } from './child-runs.js';
 import type { Claims } from './claims.js';
 import { asServiceError, badArg, internal } from './grpc-errors.js';
 import { receiveLogs } from './log-stream.js';
-import type { LogChunkWriter } from '@trellis/store';
 import type { RunTracker } from './run-tracker.js';
 import type { StatusReports } from './status-reports.js';
 import type { CommandStream, WorkerCommands } from './worker-commands.js';
@@ -30,7 +30,7 @@ export interface ServiceRooms {
   readonly tracker: RunTracker;
   readonly claims: Claims;
   readonly reports: StatusReports;
-  readonly logs: LogChunkWriter;
+  readonly logs: LogChunkSink;
   readonly children: ChildRuns;
 }
 
@@ -104,7 +104,7 @@ const heartbeatStreamHandler =
   };
 
 const streamLogsHandler =
-  (logs: LogChunkWriter) =>
+  (logs: LogChunkSink) =>
   (call: grpc.ServerReadableStream<LogChunk, LogAck>, cb: grpc.sendUnaryData<LogAck>): void => {
     receiveLogs(logs, call).then(
       (r) => cb(null, r),

@@ -1,15 +1,15 @@
+import type { LogChunkSink } from './coordinator-deps.js';
 import type * as grpc from '@grpc/grpc-js';
 import type { LogAck, LogChunk } from '../wire/messages.js';
 import { badArg } from './grpc-errors.js';
 import { refOf } from './wire-refs.js';
-import type { LogChunkWriter } from '@trellis/store';
 
 /**
  * A worker's stream of log chunks (`StreamLogs`): applied one at a time, in arrival order;
  * answered with the size of every file written. A path outside the log directory (and the run's own `logDir`) ends it.
  */
 export const receiveLogs = async (
-  logs: LogChunkWriter,
+  logs: LogChunkSink,
   call: grpc.ServerReadableStream<LogChunk, LogAck>,
 ): Promise<LogAck> => {
   const sizes = new Map<string, number>();

@@ -39,21 +39,28 @@ export class StatusReports {
     } catch {
       throw badArg(`status report of run ${ref.dagRunId} carries no valid record JSON`);
     }
+    let created = false;
     if (!run) {
       const adopted = await this.#adopt(req, ref, root, record);
       if ('appliedSeq' in adopted) return adopted;
-      run = adopted;
+      ({ run, created } = adopted);
     }
     // Written first, acknowledged after: a report the store refused is sent again by the worker
     // (UNAVAILABLE) and applied then, instead of being taken as applied.
+    let stored: DagRunRecord | undefined;
     try {
-      await deps.store.saveRun(record);
+      stored = await deps.store.getRun(ref, { root });
+      if (record.revision > stored.revision) await deps.store.saveRun(record);
     } catch (e) {
       throw unavailable(
         `cannot store report ${req.seq} of run ${ref.dagRunId} of DAG "${ref.name}" (${(e as Error).message}); send it again`,
       );
     }
     run.seq = Math.max(run.seq, req.seq);
+    // The store holds it already: applied before, by this coordinator or another on the same
+    // store (the worker moved before its ack came), or overtaken by a coordinator's write.
+    if (record.revision <= stored.revision && !created)
+      return this.#applied(req, ref, root, record, stored);
     deps.onRunUpdate?.(record);
     if (isFinalRunStatus(record.status)) {
       runs.remove(ref, root);
@@ -62,6 +69,26 @@ export class StatusReports {
       this.#ctx.capacity.changed();
     }
     return { appliedSeq: req.seq, dropped: false };
+  }
+
+  /**
+   * A report whose record the store already holds (or a later one): acknowledged, not applied
+   * again. When the stored run ended and the report's did not (a coordinator failed the run),
+   * the worker is told to drop it.
+   */
+  #applied(
+    req: StatusReport,
+    ref: RunRef,
+    root: RunRef,
+    record: DagRunRecord,
+    stored: DagRunRecord,
+  ): StatusAck {
+    const ended = isFinalRunStatus(stored.status);
+    if (ended) {
+      this.#ctx.runs.remove(ref, root);
+      this.#ctx.capacity.changed();
+    }
+    return { appliedSeq: req.seq, dropped: ended && !isFinalRunStatus(record.status) };
   }
 
   /**
@@ -74,7 +101,7 @@ export class StatusReports {
     ref: RunRef,
     root: RunRef,
     record: DagRunRecord,
-  ): Promise<RemoteRun | StatusAck> {
+  ): Promise<{ run: RemoteRun; created: boolean } | StatusAck> {
     const { store } = this.#ctx.deps;
     const existing = await store.getRun(ref, { root }).catch(() => undefined);
     if (existing === undefined) {
@@ -82,11 +109,12 @@ export class StatusReports {
         throw badArg(`run ${ref.dagRunId} of DAG "${ref.name}" is unknown to this coordinator`);
       const snapshot = JSON.parse(req.snapshotJson) as { dag: unknown; localDags: unknown[] };
       await store.createRun(record, snapshot);
+      return { run: this.#tracker.track(ref, root, req.workerId, {}), created: true };
     } else {
       const owner = existing.owner?.workerId;
       if (isFinalRunStatus(existing.status) || (owner !== undefined && owner !== req.workerId))
         return { appliedSeq: req.seq, dropped: !isFinalRunStatus(record.status) };
     }
-    return this.#tracker.track(ref, root, req.workerId, {});
+    return { run: this.#tracker.track(ref, root, req.workerId, {}), created: false };
   }
 }

@@ -11,9 +11,11 @@ import { StatusReports } from '../../src/server/status-reports.js';
 import { WorkerSide } from '../../src/server/worker-side.js';
 import { MemoryCoordinatorStore } from './memory-coordinator-store.js';
 
-/** The coordinator's rooms over an in-memory store whose saves can fail. */
-export const setup = () => {
-  const store = new MemoryCoordinatorStore();
+/**
+ * The coordinator's rooms over an in-memory store whose saves can fail (`store`: another
+ * coordinator's, for two on one store).
+ */
+export const setup = (store = new MemoryCoordinatorStore()) => {
   const clock = new FakeClock('2026-03-01T10:00:00Z');
   const updates: DagRunRecord[] = [];
   const warnings: string[] = [];

@@ -215,6 +215,13 @@ export const ENV_MAP = [
       'Bytes of undelivered status and logs a worker keeps before step output waits, at least 65536 (default 64 MiB).',
   },
   {
+    name: 'SVC_WORKER_COORDINATORS',
+    path: 'worker.coordinators',
+    kind: 'list',
+    description:
+      'Coordinators a worker registers with, host:port comma-separated; it moves to the next when one is lost (default coordinator.advertise).',
+  },
+  {
     name: 'SVC_WORKER_TOKEN',
     path: 'worker.token',
     kind: 'string',

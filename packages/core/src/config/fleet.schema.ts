@@ -137,6 +137,17 @@ export const WorkerSchema = section({
    */
   outboxMaxBytes: intAtLeast(65_536, 67_108_864).default(67_108_864),
   /**
+   * The coordinators this worker may register with, `host:port` each (replicated coordinators on
+   * one database): it uses one and moves to the next when that one is lost (docs/ha.md). Empty
+   * means `coordinator.advertise`, else `coordinator.host:port`; `--coordinator` overrides it.
+   * @default `[]`
+   */
+  coordinators: z
+    .array(text('a coordinator address such as 10.0.0.5:50055'), {
+      error: 'use a list of host:port addresses, e.g. [10.0.0.5:50055, 10.0.0.6:50055]',
+    })
+    .default([]),
+  /**
    * The token this worker sends to the coordinator (one of `coordinator.tokens` there).
    * @default `''`
    */

@@ -43,6 +43,7 @@ describe('loadConfig defaults', () => {
         labels: {},
         concurrency: 4,
         outboxMaxBytes: 67_108_864,
+        coordinators: [],
         token: '',
         tlsCertFile: '',
         tlsKeyFile: '',

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { isWorkerRefused, type HeartbeatResponse, type WorkerCommand } from '@trellis/coordinator';
+import {
+  isWorkerRefused,
+  retryWaitMs,
+  type HeartbeatResponse,
+  type WorkerCommand,
+} from '@trellis/coordinator';
 import type { ActiveRuns } from './active-runs.js';
 import type { Outbox } from './outbox.js';
 import type { QueueConsumer } from './queue-consumer.js';
@@ -43,6 +48,8 @@ export class CoordinatorLink {
   #refused = false;
   /** What the last failure told the operator to change ('' for none): a new advice is logged. */
   #hint = '';
+  /** The coordinator address the link last saw the client on (a change is logged). */
+  #address: string | undefined;
   #heartbeats: Promise<void> | undefined;
   #commands: Promise<void> | undefined;
 
@@ -82,9 +89,10 @@ export class CoordinatorLink {
       slotsBusy: runs.slots,
       state: queues.state,
     });
-    if (this.#connected !== true)
+    const moved = this.#noteAddress();
+    if (this.#connected !== true || moved)
       agent.log(
-        `connected to the coordinator as "${agent.id}" (labels ${JSON.stringify(agent.labels)}, concurrency ${agent.concurrency})`,
+        `connected to the coordinator as "${agent.id}" (labels ${JSON.stringify(agent.labels)}, concurrency ${agent.concurrency}, coordinator ${agent.client.address})`,
       );
     this.#connected = true;
     this.#apply(reply);
@@ -110,6 +118,7 @@ export class CoordinatorLink {
       } catch {
         return;
       }
+      const before = agent.client.address;
       try {
         await this.beat();
         wait = every;
@@ -122,13 +131,26 @@ export class CoordinatorLink {
               ? `the coordinator refused this worker: ${(e as { details?: string }).details ?? (e as Error).message}`
               : `coordinator unreachable (${(e as Error).message}${hint ? `; ${hint}` : ''}): retrying`,
           );
+        const moved = agent.client.address !== before;
+        this.#noteAddress();
         this.#connected = false;
         this.#refused = refused;
         this.#hint = hint;
-        // Back-off up to 4 s: a returning coordinator sees this worker again within seconds.
-        wait = Math.min(Math.max(wait * 2, every), 4 * every);
+        // The next coordinator at once; back-off up to 4 s once all failed: a returning
+        // coordinator sees this worker again within seconds.
+        wait = retryWaitMs(agent.client.ring, moved, wait, every);
       }
     }
+  }
+
+  /** Logs a move of the client to another coordinator address; true when it moved. */
+  #noteAddress(): boolean {
+    const now = this.#deps.agent.client.address;
+    const before = this.#address;
+    this.#address = now;
+    if (before === undefined || before === now) return false;
+    this.#deps.agent.log(`coordinator ${before} lost: moving to ${now}`);
+    return true;
   }
 
   /** Tells the coordinator this worker exits; it forgets it at once (best effort). */

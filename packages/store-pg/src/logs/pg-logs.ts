@@ -53,12 +53,60 @@ export class PgLogs {
            SELECT $1, $2 + n, c FROM unnest($3::text[]) WITH ORDINALITY AS t(c, n)`,
           [h.id, h.complete, parts],
         );
-      await q.query('UPDATE trellis_logs SET total_lines = $2, partial = $3 WHERE id = $1', [
-        h.id,
-        h.complete + parts.length,
-        partial,
-      ]);
+      await q.query(
+        'UPDATE trellis_logs SET total_lines = $2, partial = $3, bytes = bytes + $4 WHERE id = $1',
+        [h.id, h.complete + parts.length, partial, Buffer.byteLength(text)],
+      );
     });
+  }
+
+  /**
+   * Applies `data`, the bytes of the log at `path` from byte `offset` on (a worker's log chunk),
+   * skipping the part below the bytes the log holds (sent before, to this or another
+   * coordinator), so every byte lands once; returns the log's size in bytes after it. Lines keep
+   * the file reader's shape (a CR before the newline dropped). One transaction, the log's row
+   * locked. `gap` is told of bytes missing before `offset`.
+   */
+  async applyAt(
+    path: string,
+    offset: number,
+    data: Buffer,
+    gap: (missing: number) => void = () => undefined,
+  ): Promise<number> {
+    return this.db.tx(async (q) => {
+      const h = await this.#lockOrCreate(q, path);
+      const r = await q.query<{ bytes: string }>('SELECT bytes FROM trellis_logs WHERE id = $1', [
+        h.id,
+      ]);
+      const size = Number(r.rows[0]?.bytes ?? 0);
+      const end = offset + data.length;
+      if (end <= size) return size;
+      if (offset > size) gap(offset - size);
+      const part = offset < size ? data.subarray(size - offset) : data;
+      const parts = (h.partial + part.toString('utf8')).split('\n');
+      const partial = parts.pop() ?? '';
+      if (parts.length > 0)
+        await q.query(
+          `INSERT INTO trellis_log_lines (log_id, line_no, content)
+           SELECT $1, $2 + n, c FROM unnest($3::text[]) WITH ORDINALITY AS t(c, n)`,
+          [h.id, h.complete, parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))],
+        );
+      const bytes = Math.max(size, offset) + part.length;
+      await q.query(
+        'UPDATE trellis_logs SET total_lines = $2, partial = $3, bytes = $4 WHERE id = $1',
+        [h.id, h.complete + parts.length, partial, bytes],
+      );
+      return bytes;
+    });
+  }
+
+  /** Bytes the log at `path` holds (0 when there is none). */
+  async bytesOf(path: string): Promise<number> {
+    const r = await this.db.query<{ bytes: string }>(
+      'SELECT bytes FROM trellis_logs WHERE path = $1',
+      [path],
+    );
+    return Number(r.rows[0]?.bytes ?? 0);
   }
 
   /** Makes an empty log at `path` when there is none (a step that printed nothing). */

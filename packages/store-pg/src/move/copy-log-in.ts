@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { PgDb } from '../db/pg-db.js';
 import { readFileLines } from './file-lines.js';
@@ -32,10 +33,14 @@ export const copyLogIn = async (
       );
       written += lines.length;
     });
-    await q.query('UPDATE trellis_logs SET total_lines = $2, partial = $3 WHERE id = $1', [
-      id,
-      end.complete,
-      end.partial,
-    ]);
+    // bytes: the file's, the offsets a worker's log chunks for it count in
+    const bytes = await stat(path).then(
+      (s) => s.size,
+      () => 0,
+    );
+    await q.query(
+      'UPDATE trellis_logs SET total_lines = $2, partial = $3, bytes = $4 WHERE id = $1',
+      [id, end.complete, end.partial, bytes],
+    );
     return end.complete;
   });
