@@ -117,8 +117,7 @@ export class SummaryIndex {
   /** The summaries matching `f`, newest first, at most `f.limit`. */
   select(f: ListFilter): RunSummary[] {
     const limit = f.limit === undefined ? Infinity : Math.max(0, Math.floor(f.limit));
-    const names =
-      f.name !== undefined ? [f.name] : [...new Set(f.names ?? this.#byName.keys())];
+    const names = f.name !== undefined ? [f.name] : [...new Set(f.names ?? this.#byName.keys())];
     const from = f.fromMs ?? -Infinity;
     const out: RunSummary[] = [];
     if (names.length === 1) {
