@@ -9,8 +9,17 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../packages/core/dist/index.js';
 import { FsRunStore, runLogPathIn, stepLogPathsBeside } from '../packages/store/dist/index.js';
-import { copyFilesToPg, exportPgToFiles, openPgStore } from '../packages/store-pg/dist/index.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import {
+  copyFilesToPg,
+  exportPgToFiles,
+  openPgStore,
+  PgDb,
+  PgRunStore,
+} from '../packages/store-pg/dist/index.js';
 import { startPostgres } from '../packages/testkit/dist/index.js';
+import { startAllSideBySide } from './pg-start-all.js';
 import { pct } from './util.js';
 
 const RUNS = 10_000;
@@ -83,8 +92,35 @@ const bigLog = function* () {
   }
 };
 
+/**
+ * The listing's memory (its summaries, per run) and its first read, in a store that has not
+ * listed yet, as a process just started.
+ */
+const listingMemory = async (url, dir) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc');
+  const db = new PgDb({ url, poolSize: 2 });
+  try {
+    const store = new PgRunStore({ db, logDir: join(dir, 'logs'), clock: systemClock });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const t0 = performance.now();
+    await store.listRuns({ name: 'etl', limit: 1 });
+    const took = performance.now() - t0;
+    gc();
+    const kb = (process.memoryUsage().heapUsed - before) / 1024;
+    line(
+      `PostgreSQL listing, first read of ${RUNS + 500} summaries into memory`,
+      `${took.toFixed(0)} ms, heap +${(kb / 1024).toFixed(1)} MB, ${((kb * 1024) / (RUNS + 500)).toFixed(0)} bytes per run`,
+      'none set; once per process',
+    );
+  } finally {
+    await db.end();
+  }
+};
+
 /** 10,000 runs of one DAG (and 500 of another) in both stores, then the listing and the tail. */
-const listingAndTail = async (pgStore, dir) => {
+const listingAndTail = async (pgStore, url, dir) => {
   const files = new FsRunStore({
     dataDir: join(dir, 'data'),
     logDir: join(dir, 'logs'),
@@ -104,6 +140,7 @@ const listingAndTail = async (pgStore, dir) => {
   console.log(
     `files: ${RUNS} createRun: ${((performance.now() - t0) / 1000).toFixed(1)} s (${load()})`,
   );
+  await listingMemory(url, dir);
   for (const [label, f] of [
     ['GET /dag-runs?name=etl (all 10,000)', { name: 'etl' }],
     ['GET /dag-runs?name=etl, first 100', { name: 'etl', limit: 100 }],
@@ -199,17 +236,19 @@ export default async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'trellis-bench-pg-'));
   const pg = await startPostgres();
   try {
+    const url = await pg.createDatabase('bench');
     const { db, store } = await openPgStore({
-      url: await pg.createDatabase('bench'),
+      url,
       poolSize: 5,
       logDir: join(dir, 'logs'),
       clock: systemClock,
     });
     try {
-      await listingAndTail(store, dir);
+      await listingAndTail(store, url, dir);
     } finally {
       await db.end();
     }
+    await startAllSideBySide({ filesHome: dir, databaseUrl: url, dagName: 'etl', runs: RUNS });
     await migration(pg, dir);
   } finally {
     await pg.stop();
