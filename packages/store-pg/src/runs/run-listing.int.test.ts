@@ -100,4 +100,20 @@ describe('the in-memory run listing of the PostgreSQL store', () => {
     expect(warnings[0]).toContain('over 2 runs');
     expect(await ids(a)).toEqual(['run-3:', 'run-2:', 'run-1:']);
   });
+
+  it('warns once, with the fix, when change stamps are ahead of the server (a restore)', async () => {
+    const { db, store } = await freshDatabase();
+    const warnings: string[] = [];
+    const a = store(undefined, (m) => warnings.push(m));
+    await a.createRun(run('run-1', 1), snapshot);
+    await db.query('UPDATE trellis_runs_gone_floor SET xid = 9000000000000000');
+    expect(await ids(a)).toEqual(['run-1:']);
+    expect(await ids(a)).toEqual(['run-1:']);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('UPDATE trellis_runs SET changed_xid = 0');
+    await db.query('UPDATE trellis_runs SET changed_xid = 0');
+    await db.query('UPDATE trellis_runs_gone_floor SET xid = 0');
+    await a.createRun(run('run-2', 2), snapshot);
+    expect(await ids(a)).toEqual(['run-2:', 'run-1:']);
+  });
 });

@@ -24,12 +24,15 @@ const NO_TOMBSTONES = '9223372036854775807';
  * (migrations/002_runs_change_feed.sql).
  */
 const CHANGES = `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
-    (SELECT xid FROM trellis_runs_gone_floor) AS floor)
+    pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax,
+    (SELECT xid FROM trellis_runs_gone_floor) AS floor,
+    (SELECT max(changed_xid) FROM trellis_runs) AS newest)
   SELECT 0 AS kind, root_name, root_run_id, name, dag_run_id, summary, NULL::bigint AS xmin,
-    NULL::bigint AS floor FROM trellis_runs WHERE changed_xid >= $1
-  UNION ALL SELECT 1, root_name, root_run_id, name, dag_run_id, NULL, NULL, NULL
+    NULL::bigint AS floor, NULL::int AS future FROM trellis_runs WHERE changed_xid >= $1
+  UNION ALL SELECT 1, root_name, root_run_id, name, dag_run_id, NULL, NULL, NULL, NULL
     FROM trellis_runs_gone WHERE changed_xid >= $2
-  UNION ALL SELECT 2, NULL, NULL, NULL, NULL, NULL, xmin, floor FROM s`;
+  UNION ALL SELECT 2, NULL, NULL, NULL, NULL, NULL, xmin, floor,
+    CASE WHEN GREATEST(floor, newest) >= xmax THEN 1 ELSE 0 END FROM s`;
 
 interface ChangeRow {
   kind: number;
@@ -40,6 +43,8 @@ interface ChangeRow {
   summary: RunSummary | null;
   xmin: string | null;
   floor: string | null;
+  /** 1 when stamps are ahead of this server's transaction ids (restored from another server). */
+  future: number | null;
 }
 
 const keyOfRow = (r: ChangeRow): RunKey => ({
@@ -66,6 +71,7 @@ export class RunListing {
   #from: bigint | undefined;
   /** Too many runs for memory: every listing asks the database. */
   #overCap = false;
+  #warnedFuture = false;
   #syncedAt = -Infinity;
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
@@ -128,6 +134,12 @@ export class RunListing {
     );
     const meta = r.rows.find((x) => x.kind === 2);
     const xmin = BigInt(meta?.xmin ?? '0');
+    if (meta?.future === 1 && !this.#warnedFuture) {
+      this.#warnedFuture = true;
+      this.#warn(
+        'runs in the PostgreSQL store carry change stamps ahead of this server (restored from another server?): listings read every run each time until you run UPDATE trellis_runs SET changed_xid = 0; TRUNCATE trellis_runs_gone; UPDATE trellis_runs_gone_floor SET xid = 0 (docs/ha.md, "Backup and restore")',
+      );
+    }
     if (from !== undefined && BigInt(meta?.floor ?? '0') >= from) {
       // tombstones this process had not read were pruned: read everything again
       this.#from = undefined;
