@@ -59,9 +59,11 @@ export const startAllSideBySide = async ({ filesHome, databaseUrl, dagName, runs
   writeOneStepDag(pgHome);
   const results = {};
   try {
+    // the seeded history is months old: retention would delete it while it is listed
+    const keep = { SVC_HIST_RETENTION_DAYS: '3650' };
     for (const [label, home, env] of [
-      ['files', filesHome, {}],
-      ['PostgreSQL', pgHome, { SVC_DATABASE_URL: databaseUrl }],
+      ['files', filesHome, keep],
+      ['PostgreSQL', pgHome, { ...keep, SVC_DATABASE_URL: databaseUrl }],
     ]) {
       const server = await startServer(home, env);
       try {

@@ -1,5 +1,5 @@
 import type { RunSummary } from '@trellis/store';
-import type { PgDb } from '../db/pg-db.js';
+import { toStoreError, type PgDb } from '../db/pg-db.js';
 import { listWhere, NEWEST_FIRST, type RunKey } from './run-rows.js';
 import { SummaryIndex, type ListFilter } from './summary-index.js';
 
@@ -128,10 +128,16 @@ export class RunListing {
 
   async #read(): Promise<void> {
     const from = this.#from;
-    const r = await this.#db.query<ChangeRow>(
-      CHANGES,
-      from === undefined ? ['0', NO_TOMBSTONES] : [String(from), String(from)],
-    );
+    // a named statement: parsed and planned once per connection, not at every listing
+    const r = await this.#db.pool
+      .query<ChangeRow>({
+        name: 'trellis_run_changes',
+        text: CHANGES,
+        values: from === undefined ? ['0', NO_TOMBSTONES] : [String(from), String(from)],
+      })
+      .catch((e: unknown) => {
+        throw toStoreError(e);
+      });
     const meta = r.rows.find((x) => x.kind === 2);
     const xmin = BigInt(meta?.xmin ?? '0');
     if (meta?.future === 1 && !this.#warnedFuture) {

@@ -61,14 +61,28 @@ const matches = (e: Entry, f: ListFilter): boolean => {
 const keyText = (k: RunKey): string =>
   `${k.rootName}\u0000${k.rootRunId}\u0000${k.name}\u0000${k.dagRunId}`;
 
+/** True when the filter asks for nothing but top-level runs of one DAG (at most `limit`). */
+const nameOnly = (f: ListFilter): boolean =>
+  f.includeChildren !== true &&
+  f.status === undefined &&
+  f.names === undefined &&
+  f.workerId === undefined &&
+  f.fromMs === undefined &&
+  f.toMs === undefined &&
+  f.dagRunIdContains === undefined;
+
+type Lists = Map<string, Entry[]>;
+
 /**
- * Run summaries in memory, by key and per DAG name newest first (each DAG's list kept sorted
- * on every change, so a listing never sorts a whole history). The summaries are the objects
- * listings return, shared, as the file store's index returns its own: callers do not change them.
+ * Run summaries in memory, by key and per DAG name newest first (top-level runs and child runs
+ * apart; each list kept sorted on every change, so a listing never sorts a whole history). The
+ * summaries are the objects listings return, shared, as the file store's index returns its own:
+ * callers do not change them.
  */
 export class SummaryIndex {
   readonly #byKey = new Map<string, Entry>();
-  readonly #byName = new Map<string, Entry[]>();
+  readonly #top: Lists = new Map();
+  readonly #children: Lists = new Map();
 
   get size(): number {
     return this.#byKey.size;
@@ -76,7 +90,8 @@ export class SummaryIndex {
 
   clear(): void {
     this.#byKey.clear();
-    this.#byName.clear();
+    this.#top.clear();
+    this.#children.clear();
   }
 
   /** Adds or replaces the run under `key`. */
@@ -85,14 +100,15 @@ export class SummaryIndex {
     const old = this.#byKey.get(k);
     const sortMs = sortMsOf(summary);
     if (old !== undefined && old.sortMs === sortMs && old.summary.name === summary.name) {
-      old.summary = summary; // same place in its list
+      old.summary = summary; // same place in its list (a run's parent never changes)
       return;
     }
     if (old !== undefined) this.#unlist(old);
     const e: Entry = { summary, sortMs };
     this.#byKey.set(k, e);
-    let list = this.#byName.get(summary.name);
-    if (list === undefined) this.#byName.set(summary.name, (list = []));
+    const lists = this.#listsOf(summary);
+    let list = lists.get(summary.name);
+    if (list === undefined) lists.set(summary.name, (list = []));
     list.splice(lowerBound(list, e), 0, e);
   }
 
@@ -105,32 +121,42 @@ export class SummaryIndex {
     this.#unlist(old);
   }
 
+  #listsOf(s: RunSummary): Lists {
+    return s.parent === undefined ? this.#top : this.#children;
+  }
+
   #unlist(e: Entry): void {
-    const list = this.#byName.get(e.summary.name);
+    const lists = this.#listsOf(e.summary);
+    const list = lists.get(e.summary.name);
     if (list === undefined) return;
     let i = lowerBound(list, e);
     while (i < list.length && list[i] !== e) i++;
     if (i < list.length) list.splice(i, 1);
-    if (list.length === 0) this.#byName.delete(e.summary.name);
+    if (list.length === 0) lists.delete(e.summary.name);
   }
 
   /** The summaries matching `f`, newest first, at most `f.limit`. */
   select(f: ListFilter): RunSummary[] {
     const limit = f.limit === undefined ? Infinity : Math.max(0, Math.floor(f.limit));
-    const names = f.name !== undefined ? [f.name] : [...new Set(f.names ?? this.#byName.keys())];
+    if (f.name !== undefined && nameOnly(f))
+      return (this.#top.get(f.name) ?? []).slice(0, limit).map((e) => e.summary);
+    const maps = f.includeChildren === true ? [this.#top, this.#children] : [this.#top];
+    const names =
+      f.name !== undefined ? [f.name] : [...new Set(f.names ?? maps.flatMap((m) => [...m.keys()]))];
+    const lists = maps.flatMap((m) => names.map((n) => m.get(n) ?? []));
     const from = f.fromMs ?? -Infinity;
     const out: RunSummary[] = [];
-    if (names.length === 1) {
-      for (const e of this.#byName.get(names[0] as string) ?? []) {
+    if (lists.length === 1) {
+      for (const e of lists[0] ?? []) {
         if (out.length >= limit || e.sortMs < from) break;
         if (matches(e, f)) out.push(e.summary);
       }
       return out;
     }
-    // several DAGs: filter each list (sorted, so stop at `fromMs`), then sort only the matches
+    // several lists: filter each (sorted, so stop at `fromMs`), then sort only the matches
     const picked: Entry[] = [];
-    for (const name of names)
-      for (const e of this.#byName.get(name) ?? []) {
+    for (const list of lists)
+      for (const e of list) {
         if (e.sortMs < from) break;
         if (matches(e, f)) picked.push(e);
       }
