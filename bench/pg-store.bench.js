@@ -1,7 +1,9 @@
 // The PostgreSQL store at the store level (issue 20, "Performance"), beside the file store for
 // the same calls: the listing behind GET /dag-runs?name=X over 10,000 runs of one DAG (RunReads
 // .list -> listRuns({ name })), a step log tail of a 200,000-line log (the log endpoint's
-// readLog(path, { tail })), and `trellis migrate store` of a 5,000-run home. A private
+// readLog(path, { tail })), the listing's memory per run, `trellis start-all` on each store
+// (one-step run POST to final, target PostgreSQL < 1.5x files; the listing over HTTP:
+// bench/pg-start-all.js), and `trellis migrate store` of a 5,000-run home. A private
 // PostgreSQL (packages/testkit startPostgres) on this machine; needs `tsc -b`.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
