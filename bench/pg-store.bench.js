@@ -1,7 +1,9 @@
 // The PostgreSQL store at the store level (issue 20, "Performance"), beside the file store for
 // the same calls: the listing behind GET /dag-runs?name=X over 10,000 runs of one DAG (RunReads
 // .list -> listRuns({ name })), a step log tail of a 200,000-line log (the log endpoint's
-// readLog(path, { tail })), and `trellis migrate store` of a 5,000-run home. A private
+// readLog(path, { tail })), the listing's memory per run, `trellis start-all` on each store
+// (one-step run POST to final, target PostgreSQL < 1.5x files; the listing over HTTP:
+// bench/pg-start-all.js), and `trellis migrate store` of a 5,000-run home. A private
 // PostgreSQL (packages/testkit startPostgres) on this machine; needs `tsc -b`.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -9,8 +11,17 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../packages/core/dist/index.js';
 import { FsRunStore, runLogPathIn, stepLogPathsBeside } from '../packages/store/dist/index.js';
-import { copyFilesToPg, exportPgToFiles, openPgStore } from '../packages/store-pg/dist/index.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import {
+  copyFilesToPg,
+  exportPgToFiles,
+  openPgStore,
+  PgDb,
+  PgRunStore,
+} from '../packages/store-pg/dist/index.js';
 import { startPostgres } from '../packages/testkit/dist/index.js';
+import { startAllSideBySide } from './pg-start-all.js';
 import { pct } from './util.js';
 
 const RUNS = 10_000;
@@ -83,27 +94,64 @@ const bigLog = function* () {
   }
 };
 
+/** `make(0..n-1)`, 8 at a time (seeding; the pool has 5 connections). */
+const inBatches = async (n, make) => {
+  for (let i = 0; i < n; i += 8)
+    await Promise.all(Array.from({ length: Math.min(8, n - i) }, (_, k) => make(i + k)));
+};
+
+/**
+ * The listing's memory (its summaries, per run) and its first read, in a store that has not
+ * listed yet, as a process just started.
+ */
+const listingMemory = async (url, dir) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc');
+  const db = new PgDb({ url, poolSize: 2 });
+  try {
+    const store = new PgRunStore({ db, logDir: join(dir, 'logs'), clock: systemClock });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const t0 = performance.now();
+    await store.listRuns({ name: 'etl', limit: 1 });
+    const took = performance.now() - t0;
+    gc();
+    const kb = (process.memoryUsage().heapUsed - before) / 1024;
+    line(
+      `PostgreSQL listing, first read of ${RUNS + 500} summaries into memory`,
+      `${took.toFixed(0)} ms, heap +${(kb / 1024).toFixed(1)} MB, ${((kb * 1024) / (RUNS + 500)).toFixed(0)} bytes per run`,
+      'none set; once per process',
+    );
+    // each listing asks the database what changed: one round trip is its floor
+    line(
+      'PostgreSQL round trip, SELECT 1 (the floor of a listing)',
+      await timed(() => db.query('SELECT 1')),
+      'none set',
+    );
+  } finally {
+    await db.end();
+  }
+};
+
 /** 10,000 runs of one DAG (and 500 of another) in both stores, then the listing and the tail. */
-const listingAndTail = async (pgStore, dir) => {
+const listingAndTail = async (pgStore, url, dir) => {
   const files = new FsRunStore({
     dataDir: join(dir, 'data'),
     logDir: join(dir, 'logs'),
     clock: systemClock,
   });
   let t0 = performance.now();
-  for (let i = 0; i < RUNS; i++)
-    await pgStore.createRun(record(join(dir, 'logs'), 'etl', i), SNAPSHOT);
-  for (let i = 0; i < 500; i++)
-    await pgStore.createRun(record(join(dir, 'logs'), 'other', i), SNAPSHOT);
+  await inBatches(RUNS, (i) => pgStore.createRun(record(join(dir, 'logs'), 'etl', i), SNAPSHOT));
+  await inBatches(500, (i) => pgStore.createRun(record(join(dir, 'logs'), 'other', i), SNAPSHOT));
   console.log(
     `PostgreSQL: ${RUNS + 500} createRun: ${((performance.now() - t0) / 1000).toFixed(1)} s (${load()})`,
   );
   t0 = performance.now();
-  for (let i = 0; i < RUNS; i++)
-    await files.createRun(record(join(dir, 'logs'), 'etl', i), SNAPSHOT);
+  await inBatches(RUNS, (i) => files.createRun(record(join(dir, 'logs'), 'etl', i), SNAPSHOT));
   console.log(
     `files: ${RUNS} createRun: ${((performance.now() - t0) / 1000).toFixed(1)} s (${load()})`,
   );
+  await listingMemory(url, dir);
   for (const [label, f] of [
     ['GET /dag-runs?name=etl (all 10,000)', { name: 'etl' }],
     ['GET /dag-runs?name=etl, first 100', { name: 'etl', limit: 100 }],
@@ -199,17 +247,19 @@ export default async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'trellis-bench-pg-'));
   const pg = await startPostgres();
   try {
+    const url = await pg.createDatabase('bench');
     const { db, store } = await openPgStore({
-      url: await pg.createDatabase('bench'),
+      url,
       poolSize: 5,
       logDir: join(dir, 'logs'),
       clock: systemClock,
     });
     try {
-      await listingAndTail(store, dir);
+      await listingAndTail(store, url, dir);
     } finally {
       await db.end();
     }
+    await startAllSideBySide({ filesHome: dir, databaseUrl: url, dagName: 'etl', runs: RUNS });
     await migration(pg, dir);
   } finally {
     await pg.stop();

@@ -25,15 +25,24 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.end()));
 });
 
-describeRunStoreConformance('PostgreSQL store', async () => {
-  // one database per test: each starts empty, as the file store's temp folder does
+/** One database per test: each starts empty, as the file store's temp folder does. */
+const subject = (maxCachedRuns?: number) => async () => {
   const name = `conformance_${++n}`;
   await admin.query(`CREATE DATABASE ${name} TEMPLATE conformance_base`);
   const url = pg.url.replace(/\/postgres$/, `/${name}`);
   const open = (): PgRunStore => {
     const db = new PgDb({ url, poolSize: 4 });
     pools.push(db);
-    return new PgRunStore({ db, logDir: '/var/trellis/logs', clock: fixedClock });
+    return new PgRunStore({
+      db,
+      logDir: '/var/trellis/logs',
+      clock: fixedClock,
+      ...(maxCachedRuns === undefined ? {} : { maxCachedRuns }),
+    });
   };
   return { store: open(), another: open };
-});
+};
+
+describeRunStoreConformance('PostgreSQL store', subject());
+// past its memory limit the listing is one query per call: the same behaviour
+describeRunStoreConformance('PostgreSQL store, listing from the database', subject(0));

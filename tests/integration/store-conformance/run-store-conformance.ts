@@ -5,6 +5,7 @@ import type { DagRunRecord } from '@trellis/spec';
 import { isoPlus, makeChildRecord, makeRecord } from './records.js';
 import type { ConformanceSubject } from './conformance-subject.js';
 import { describeRunLifecycleConformance } from './run-lifecycle-conformance.js';
+import { describeRunListingConformance } from './run-listing-conformance.js';
 
 const T0 = '2026-01-02T03:04:05.000Z';
 export const fixedClock: Clock = { now: () => new Date(T0), sleep: () => Promise.resolve() };
@@ -186,4 +187,5 @@ export const describeRunStoreConformance = (
     });
   });
   describeRunLifecycleConformance(label, subject);
+  describeRunListingConformance(label, subject);
 };

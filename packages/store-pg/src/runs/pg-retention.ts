@@ -33,7 +33,22 @@ export const deleteExpiredPgRuns = async (
     await deps.deleteRun(row.summary);
     deleted++;
   }
+  await pruneTombstones(deps.db);
   return deleted;
+};
+
+/**
+ * Drops the tombstones of runs deleted over an hour ago (migrations/002_runs_change_feed.sql),
+ * raising the floor to the newest one dropped: a process whose listing last read before it
+ * reads its whole history again instead of missing a deletion.
+ */
+export const pruneTombstones = async (db: PgDb): Promise<void> => {
+  await db.query(
+    `WITH gone AS (DELETE FROM trellis_runs_gone WHERE deleted_at < now() - interval '1 hour'
+       RETURNING changed_xid)
+     UPDATE trellis_runs_gone_floor SET xid = GREATEST(xid, (SELECT max(changed_xid) FROM gone))
+     WHERE EXISTS (SELECT 1 FROM gone)`,
+  );
 };
 
 /**

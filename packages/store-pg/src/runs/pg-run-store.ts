@@ -5,7 +5,6 @@ import type {
   LogChunkData,
   LogFollowHandle,
   LogWindowQuery,
-  RunListFilter,
   RunSnapshotData,
 } from '@trellis/services';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
@@ -28,14 +27,15 @@ import {
   keyOf,
   keyOfRecord,
   keyValues,
-  listWhere,
   NEWEST_FIRST,
   runNotFound,
   runTaken,
   savedColumns,
   WHERE_KEY,
 } from './run-rows.js';
+import { RunListing } from './run-listing.js';
 import { SerialChains } from './serial-chains.js';
+import type { ListFilter } from './summary-index.js';
 
 export interface PgRunStoreOptions {
   readonly db: PgDb;
@@ -48,6 +48,8 @@ export interface PgRunStoreOptions {
    * save that was ignored), as the file store's `onRecordSaved`: the event bus hangs off it.
    */
   readonly onRecordSaved?: (record: DagRunRecord) => void;
+  /** Runs the listing keeps in memory at most (`RunListingOptions.maxCachedRuns`). */
+  readonly maxCachedRuns?: number;
 }
 
 interface RootOption {
@@ -69,6 +71,7 @@ export class PgRunStore {
   readonly #warn: (message: string) => void;
   readonly #saves = new SerialChains();
   readonly #saved: (record: DagRunRecord) => void;
+  readonly #listing: RunListing;
   readonly logs: PgLogs;
   /** Failed writes (`GET /health`, `svc_store_write_errors_total`), as the file store's. */
   readonly writeErrors: StoreWriteErrors;
@@ -80,6 +83,11 @@ export class PgRunStore {
     this.#warn = opts.warn ?? (() => undefined);
     this.#saved = opts.onRecordSaved ?? (() => undefined);
     this.logs = new PgLogs(opts.db);
+    this.#listing = new RunListing({
+      db: opts.db,
+      warn: this.#warn,
+      ...(opts.maxCachedRuns === undefined ? {} : { maxCachedRuns: opts.maxCachedRuns }),
+    });
     this.writeErrors = new StoreWriteErrors(opts.clock);
   }
 
@@ -174,18 +182,12 @@ export class PgRunStore {
     return r.rows[0]?.summary;
   }
 
-  /** Summaries newest first (the history index: indexed columns, never the records). */
-  async listRuns(
-    filter: RunListFilter & { includeChildren?: boolean } = {},
-  ): Promise<RunSummary[]> {
-    const { where, values } = listWhere(filter);
-    const limit =
-      filter.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
-    const r = await this.#db.query<{ summary: RunSummary }>(
-      `SELECT summary FROM trellis_runs WHERE ${where} ${NEWEST_FIRST}${limit}`,
-      values,
-    );
-    return r.rows.map((x) => x.summary);
+  /**
+   * Summaries newest first (the history index): from this process's memory, brought up to date
+   * by one indexed query for what changed since the last listing (`RunListing`).
+   */
+  listRuns(filter: ListFilter = {}): Promise<RunSummary[]> {
+    return this.#listing.list(filter);
   }
 
   /** The child runs under a root run, oldest first. Errors: not_found for the root. */

@@ -76,6 +76,8 @@ export const listWhere = (
   if (f.status !== undefined) add('status = ?', f.status);
   if (f.fromMs !== undefined) add('created_ms >= ?', f.fromMs);
   if (f.toMs !== undefined) add('created_ms <= ?', f.toMs);
+  if (f.names !== undefined) add('name = ANY(?)', [...f.names]);
+  if (f.workerId !== undefined) add("summary->'owner'->>'workerId' = ?", f.workerId);
   if (f.dagRunIdContains !== undefined)
     add('strpos(lower(dag_run_id), ?) > 0', f.dagRunIdContains.toLowerCase());
   return { where: parts.length === 0 ? 'TRUE' : parts.join(' AND '), values };
