@@ -38,7 +38,7 @@ export const deleteExpiredPgRuns = async (
 };
 
 /**
- * Drops the tombstones of runs deleted over an hour ago (migrations/002_runs_change_feed.sql),
+ * Drops the tombstones of runs deleted over an hour ago (migrations/003_runs_change_feed.sql),
  * raising the floor to the newest one dropped: a process whose listing last read before it
  * reads its whole history again instead of missing a deletion.
  */

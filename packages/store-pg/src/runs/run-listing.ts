@@ -21,7 +21,7 @@ const NO_TOMBSTONES = '9223372036854775807';
 /**
  * What changed since the stamp $1 (runs) and $2 (tombstones), and in the same snapshot the
  * oldest transaction still running (the next stamp to read from) and the tombstone floor
- * (migrations/002_runs_change_feed.sql).
+ * (migrations/003_runs_change_feed.sql).
  */
 const CHANGES = `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
     pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax,
@@ -58,7 +58,7 @@ const keyOfRow = (r: ChangeRow): RunKey => ({
  * The history listing of the PostgreSQL store (`GET /dag-runs`): run summaries kept in this
  * process's memory and brought up to date before every listing by one indexed query for what
  * any process changed or deleted since the last one (a change feed stamped with transaction ids:
- * migrations/002_runs_change_feed.sql). A listing therefore shows every write committed before
+ * migrations/003_runs_change_feed.sql). A listing therefore shows every write committed before
  * it was called, this process's or another's, as the query did, without reading or sorting the
  * whole history.
  */
