@@ -27,27 +27,31 @@ export const isDone = (s: NodeStatus): boolean =>
   s === NodeStatus.PartiallySucceeded;
 
 /**
- * Each step's ancestors, nearest first (breadth-first over `depends`): a step sees the outputs
- * of its ancestors only, and the nearest wins for the same name (as the peer does).
+ * Each step's ancestors, nearest first (breadth-first over `depends`), computed when first asked
+ * for and kept: a step sees the outputs of its ancestors only, and the nearest wins for the same
+ * name (as the peer does). Lazily, as most runs have no outputs to look up and a chain's ancestor
+ * lists add up to steps² names.
  */
-export const ancestorsByStep = (steps: readonly Step[]): Map<string, string[]> => {
+export const ancestorsByStep = (steps: readonly Step[]): ((name: string) => readonly string[]) => {
   const deps = new Map(steps.map((s) => [s.name, s.depends]));
-  const out = new Map<string, string[]>();
-  for (const s of steps) {
+  const known = new Map<string, string[]>();
+  return (name) => {
+    let order = known.get(name);
+    if (order !== undefined) return order;
     const seen = new Set<string>();
-    const order: string[] = [];
-    let frontier = [...s.depends];
+    order = [];
+    let frontier = [...(deps.get(name) ?? [])];
     while (frontier.length > 0) {
       const next: string[] = [];
       for (const d of frontier) {
-        if (seen.has(d) || d === s.name) continue;
+        if (seen.has(d) || d === name) continue;
         seen.add(d);
         order.push(d);
         next.push(...(deps.get(d) ?? []));
       }
       frontier = next;
     }
-    out.set(s.name, order);
-  }
-  return out;
+    known.set(name, order);
+    return order;
+  };
 };

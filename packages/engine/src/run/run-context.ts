@@ -46,8 +46,8 @@ export interface RunContext {
   readonly record: DagRunRecord;
   readonly dag: Dag;
   readonly byName: ReadonlyMap<string, NodeRecord>;
-  /** Each step's ancestors, nearest first. */
-  readonly ancestors: ReadonlyMap<string, readonly string[]>;
+  /** A step's ancestors, nearest first. */
+  readonly ancestorsOf: (name: string) => readonly string[];
   /** The record came without node records (they were made here, and are not on disk yet). */
   readonly nodesAdded: boolean;
   readonly vars: RunVars;
@@ -78,7 +78,7 @@ export const newRunContext = (deps: EngineDeps, input: RunDagInput): RunContext 
     record,
     dag,
     byName: new Map(record.nodes.map((n) => [n.step.name, n])),
-    ancestors: ancestorsByStep(dag.steps),
+    ancestorsOf: ancestorsByStep(dag.steps),
     nodesAdded,
     vars: { workingDir: '', dagEnv: {}, params: {}, namedParams: {}, context: {} },
     progress: {

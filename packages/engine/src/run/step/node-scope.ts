@@ -44,14 +44,19 @@ export const expandFull = (ctx: RunContext, scope: NodeScope, text: string): Pro
 /** The outputs a node sees: its ancestors', nearest first (a handler sees every step's). */
 const outputsFor = (ctx: RunContext, n: NodeRecord, isHandler: boolean): Record<string, string> => {
   const out: Record<string, string> = {};
-  const names = isHandler
-    ? ctx.record.nodes.map((x) => x.step.name)
-    : (ctx.ancestors.get(n.step.name) ?? []);
+  // Most runs have no outputs at all: no ancestors to walk then.
+  if (!ctx.record.nodes.some((x) => hasKeys(x.outputs))) return out;
+  const names = isHandler ? ctx.record.nodes.map((x) => x.step.name) : ctx.ancestorsOf(n.step.name);
   for (const name of names) {
     const o = ctx.byName.get(name)?.outputs ?? {};
     for (const [k, v] of Object.entries(o)) if (!(k in out)) out[k] = v;
   }
   return out;
+};
+
+const hasKeys = (o: object | undefined): boolean => {
+  for (const _ in o) return true;
+  return false;
 };
 
 /**
