@@ -1,5 +1,14 @@
 import type { Clock } from '@trellis/core';
-import type { SchedulerLease } from './scheduler-role.js';
+
+/** The scheduler lease of a store (`LeaseLock` in @trellis/store): one scheduler at a time. */
+export interface SchedulerLease {
+  tryAcquire(): Promise<boolean>;
+  renew(): Promise<boolean>;
+  release(): Promise<void>;
+  holder(): Promise<
+    { readonly owner: { readonly pid: number; readonly host: string } } | undefined
+  >;
+}
 
 /** How often a leader renews, and how long its lease lasts (absent: the lease has no expiry known here). */
 export interface LeaseTiming {

@@ -2,7 +2,7 @@ import type { Clock } from '@trellis/core';
 import { CronScheduler, type Kind, type ScheduledDag } from '../cron-scheduler.js';
 import { runQueueProcessor, type QueueProcessorPort } from '../queues/queue-processor.js';
 import type { LostRunsDeps } from '../recovery/lost-runs.js';
-import { keepLease } from './lease-keeper.js';
+import { keepLease, type SchedulerLease } from './lease-keeper.js';
 import { runRetentionLoop, type RetentionPassReport } from './retention-loop.js';
 import { scheduleActions, type ScheduledRunsPort } from './schedule-actions.js';
 
@@ -12,15 +12,7 @@ const LEASE_EVERY_MS = 5_000;
 const QUEUE_PASS_MS = 1_000;
 const STALL_PASSES = 30;
 
-/** The scheduler lease of a store (`LeaseLock` in @trellis/store): one scheduler at a time. */
-export interface SchedulerLease {
-  tryAcquire(): Promise<boolean>;
-  renew(): Promise<boolean>;
-  release(): Promise<void>;
-  holder(): Promise<
-    { readonly owner: { readonly pid: number; readonly host: string } } | undefined
-  >;
-}
+export type { SchedulerLease } from './lease-keeper.js';
 
 /**
  * Schedule fires recorded across instances (the PostgreSQL store), each claim fenced by the
