@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgDb } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { callApi, startAll, untilFinal, type StartAll } from './support/start-all.js';
+import { roleOf, startPgInstance } from './support/pg-instance.js';
+import { callApi, untilFinal, type StartAll } from './support/start-all.js';
 
 /**
  * Replicated start-all instances on one PostgreSQL (issue 20 item 4): one leader for cron and the
@@ -22,20 +23,12 @@ const instances: StartAll[] = [];
 const DAGS = (): string => join(root, 'dags');
 
 const startInstance = async (n: number): Promise<StartAll> => {
-  const home = join(root, `home-${n}`);
-  mkdirSync(home, { recursive: true });
-  const s = await startAll(
-    {
-      PATH: '/usr/local/bin:/usr/bin:/bin',
-      HOME: home,
-      SVC_HOME: home,
-      SVC_DAGS_DIR: DAGS(),
-      SVC_DATABASE_URL: databaseUrl,
-      SVC_DATABASE_LEASE_TTL_MS: '2000',
-      SVC_DATABASE_LEASE_RENEW_MS: '500',
-    },
-    ['--dags', DAGS()],
-  );
+  const s = await startPgInstance({
+    root,
+    n,
+    databaseUrl,
+    lease: { ttlMs: 2000, renewMs: 500 },
+  });
   instances.push(s);
   return s;
 };
@@ -65,9 +58,6 @@ afterAll(async () => {
   await postgres.stop();
   rmSync(root, { recursive: true, force: true });
 });
-
-const roleOf = async (s: StartAll): Promise<unknown> =>
-  (await callApi(`${s.url}/api/v2`, 'GET', '/health')).body.role;
 
 const fires = async (): Promise<{ at: number; by: string }[]> =>
   (

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgDb } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { callApi, startAll, type StartAll } from './support/start-all.js';
+import { roleOf, startPgInstance } from './support/pg-instance.js';
+import { callApi, type StartAll } from './support/start-all.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 
 /**
@@ -22,27 +23,11 @@ let root: string;
 const instances: StartAll[] = [];
 const TTL_MS = 3000;
 
-const start = async (n: number, url: string): Promise<StartAll> => {
-  const home = join(root, `home-${n}`);
-  mkdirSync(home, { recursive: true });
-  const s = await startAll(
-    {
-      PATH: '/usr/local/bin:/usr/bin:/bin',
-      HOME: home,
-      SVC_HOME: home,
-      SVC_DAGS_DIR: join(root, 'dags'),
-      SVC_DATABASE_URL: url,
-      SVC_DATABASE_LEASE_TTL_MS: String(TTL_MS),
-      SVC_DATABASE_LEASE_RENEW_MS: '500',
-    },
-    ['--dags', join(root, 'dags')],
-  );
+const start = async (n: number, databaseUrl: string): Promise<StartAll> => {
+  const s = await startPgInstance({ root, n, databaseUrl, lease: { ttlMs: TTL_MS, renewMs: 500 } });
   instances.push(s);
   return s;
 };
-
-const roleOf = async (s: StartAll): Promise<unknown> =>
-  (await callApi(`${s.url}/api/v2`, 'GET', '/health')).body.role;
 
 const leaseToken = async (): Promise<number> =>
   Number(

@@ -11,7 +11,8 @@ import {
 } from '@trellis/dispatch/testing';
 import { PgDb } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { callApi, startAll, untilFinal, type StartAll } from './support/start-all.js';
+import { startPgInstance } from './support/pg-instance.js';
+import { callApi, untilFinal, type StartAll } from './support/start-all.js';
 
 /**
  * Workers across coordinators (issue 20 item 5): two start-all instances on one PostgreSQL and
@@ -33,21 +34,14 @@ const GATE = (): string => join(root, 'gate');
 const LINES = 40;
 
 const startInstance = async (n: number, grpcPort: number): Promise<StartAll> => {
-  const home = join(root, `home-${n}`);
-  mkdirSync(home, { recursive: true });
-  const s = await startAll(
-    {
-      PATH: '/usr/local/bin:/usr/bin:/bin',
-      HOME: home,
-      SVC_HOME: home,
-      SVC_DAGS_DIR: DAGS(),
-      SVC_DATABASE_URL: databaseUrl,
-      SVC_REDIS_URL: redis.url,
-      SVC_DATABASE_LEASE_TTL_MS: '2000',
-      SVC_DATABASE_LEASE_RENEW_MS: '500',
-    },
-    ['--dags', DAGS(), '--coordinator-port', String(grpcPort)],
-  );
+  const s = await startPgInstance({
+    root,
+    n,
+    databaseUrl,
+    lease: { ttlMs: 2000, renewMs: 500 },
+    env: { SVC_REDIS_URL: redis.url },
+    args: ['--coordinator-port', String(grpcPort)],
+  });
   instances.push(s);
   return s;
 };
