@@ -1,17 +1,9 @@
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  spawnWorker,
-  startRedis,
-  type PrivateRedis,
-  type WorkerProcess,
-} from '@trellis/dispatch/testing';
-import { callApi, startAll, type StartAll } from '../e2e/support/start-all.js';
-import { expectNothingLost, Ledger, untilAllFinal } from './support/ledger.js';
+import type { WorkerProcess } from '@trellis/dispatch/testing';
+import { callApi } from '../e2e/support/start-all.js';
+import { FleetFixture } from './support/fleet-fixture.js';
+import { expectNothingLost, untilAllFinal } from './support/ledger.js';
 
 /**
  * Faults of the fleet (`trellis start-all` with a private Redis, `trellis worker` processes):
@@ -20,43 +12,11 @@ import { expectNothingLost, Ledger, untilAllFinal } from './support/ledger.js';
  * none ran twice, and a failed run's error names the cause.
  */
 
-let home: string;
-let whome: string;
-let redis: PrivateRedis;
-let grpcPort: number;
-let ledger: Ledger;
-let server: StartAll | undefined;
-const workers: WorkerProcess[] = [];
+let fx: FleetFixture;
 
-const base = (): string => `${server!.url}/api/v2`;
-const context = (): string =>
-  [server?.output() ?? '', ...workers.map((w) => `--- ${w.id}\n${w.output()}`)].join('\n');
-
-const startServer = async (): Promise<void> => {
-  server = await startAll(
-    { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home, SVC_REDIS_URL: redis.url },
-    ['--coordinator-port', String(grpcPort)],
-  );
-};
-
-const killServer = async (): Promise<void> => {
-  server!.proc.kill('SIGKILL');
-  await once(server!.proc, 'exit');
-};
-
-const worker = async (id: string, concurrency = 1): Promise<WorkerProcess> => {
-  const w = await spawnWorker({
-    id,
-    labels: { role: 'fault' },
-    coordinator: `127.0.0.1:${grpcPort}`,
-    redisUrl: redis.url,
-    concurrency,
-    graceSec: 60,
-    home: whome,
-  });
-  workers.push(w);
-  return w;
-};
+const base = (): string => fx.base();
+const worker = (id: string, concurrency = 1): Promise<WorkerProcess> =>
+  fx.startWorker(id, { labels: { role: 'fault' }, concurrency, graceSec: 60 });
 
 /** Enqueues `n` runs of the ledger DAG (every step waits for the gate), in order. */
 const enqueue = async (n: number): Promise<string[]> => {
@@ -69,47 +29,32 @@ const enqueue = async (n: number): Promise<string[]> => {
   return ids;
 };
 
-const allFinal = (ids: readonly string[]) => untilAllFinal(base, 'ledger', ids, context);
+const allFinal = (ids: readonly string[]) => untilAllFinal(base, 'ledger', ids, fx.context);
 
 beforeEach(async () => {
-  home = mkdtempSync(join(tmpdir(), 'trellis-faults-fleet-'));
-  whome = mkdtempSync(join(tmpdir(), 'trellis-faults-worker-'));
-  redis = await startRedis();
-  grpcPort = await freePort();
-  ledger = new Ledger(home);
-  await startServer();
-  const spec = ledger.dag({
+  fx = await FleetFixture.create();
+  const spec = fx.ledger.dag({
     gated: true,
     extra: ['maxActiveRuns: 3', 'workerSelector:', '  role: fault'],
   });
   expect((await callApi(base(), 'POST', '/dags', { name: 'ledger', spec })).status).toBe(201);
 }, 60_000);
 
-afterEach(async () => {
-  ledger.release();
-  ledger.dispose();
-  const alive = workers.splice(0).filter((w) => w.proc.exitCode === null && !w.proc.signalCode);
-  await Promise.all(alive.map((w) => (w.kill('SIGKILL'), once(w.proc, 'exit'))));
-  if (server && server.proc.exitCode === null && server.proc.signalCode === null)
-    await killServer();
-  await redis.stop();
-  rmSync(home, { recursive: true, force: true, maxRetries: 5 });
-  rmSync(whome, { recursive: true, force: true, maxRetries: 5 });
-}, 60_000);
+afterEach(() => fx.dispose(), 60_000);
 
 describe('faults of the fleet', { timeout: 120_000 }, () => {
   it('kill -9 of a worker mid-step: its run fails naming the worker, the others run once elsewhere', async () => {
     const doomed = await worker('doomed');
     await worker('steady');
     const ids = await enqueue(3);
-    await ledger.untilLines(2); // one run on each worker; the third waits for a slot
-    const onDoomed = ledger.lines().find((id) => doomed.output().includes(id));
+    await fx.ledger.untilLines(2); // one run on each worker; the third waits for a slot
+    const onDoomed = fx.ledger.lines().find((id) => doomed.output().includes(id));
     expect(onDoomed).toBeDefined();
     doomed.kill('SIGKILL');
     await once(doomed.proc, 'exit');
-    ledger.release();
+    fx.ledger.release();
     const runs = await allFinal(ids);
-    expectNothingLost(ledger, runs, /worker "doomed" was lost/);
+    expectNothingLost(fx.ledger, runs, /worker "doomed" was lost/);
     expect(runs.filter((r) => r.status === 2).map((r) => r.dagRunId)).toEqual([onDoomed]);
     expect(runs.filter((r) => r.status === 4)).toHaveLength(2);
   });
@@ -117,16 +62,16 @@ describe('faults of the fleet', { timeout: 120_000 }, () => {
   it('SIGTERM drain of a worker: its running run finishes there, the queued ones go to another worker', async () => {
     const leaving = await worker('leaving');
     const ids = await enqueue(3);
-    await ledger.untilLines(1);
+    await fx.ledger.untilLines(1);
     const exited = once(leaving.proc, 'exit');
     leaving.kill('SIGTERM');
     await leaving.waitFor(/SIGTERM/);
     await worker('arriving');
-    ledger.release();
+    fx.ledger.release();
     const [code] = (await exited) as [number | null];
     expect(code).toBe(0);
     const runs = await allFinal(ids);
-    expectNothingLost(ledger, runs);
+    expectNothingLost(fx.ledger, runs);
     expect(runs.map((r) => r.status)).toEqual([4, 4, 4]);
     expect(leaving.output()).toContain(ids[0]);
   });
@@ -134,12 +79,12 @@ describe('faults of the fleet', { timeout: 120_000 }, () => {
   it('kill -9 of the coordinator: the worker keeps its run, the restarted coordinator finishes every run once', async () => {
     await worker('keeper');
     const ids = await enqueue(3);
-    await ledger.untilLines(1);
-    await killServer();
-    ledger.release();
-    await startServer();
+    await fx.ledger.untilLines(1);
+    await fx.killServer();
+    fx.ledger.release();
+    await fx.startServer();
     const runs = await allFinal(ids);
-    expectNothingLost(ledger, runs);
+    expectNothingLost(fx.ledger, runs);
     expect(runs.map((r) => r.status)).toEqual([4, 4, 4]);
   });
 
@@ -147,12 +92,12 @@ describe('faults of the fleet', { timeout: 120_000 }, () => {
     it(`kill -9 of Redis ${wipe ? 'losing its data' : 'keeping its data'} under running runs: every run, and the runs after it, finish once`, async () => {
       await worker('patient', 3);
       const ids = await enqueue(3);
-      await ledger.untilLines(3); // all three claimed and running on the worker
-      await redis.restart({ wipe });
-      ledger.release();
+      await fx.ledger.untilLines(3); // all three claimed and running on the worker
+      await fx.redis.restart({ wipe });
+      fx.ledger.release();
       ids.push(...(await enqueue(2)));
       const runs = await allFinal(ids);
-      expectNothingLost(ledger, runs);
+      expectNothingLost(fx.ledger, runs);
       expect(runs.map((r) => r.status)).toEqual([4, 4, 4, 4, 4]);
     });
   }

@@ -1,18 +1,10 @@
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  spawnWorker,
-  startRedis,
-  type PrivateRedis,
-  type WorkerProcess,
-} from '@trellis/dispatch/testing';
+import type { WorkerProcess } from '@trellis/dispatch/testing';
 import { untilWorkers } from '../e2e/support/fleet.js';
-import { callApi, startAll, type StartAll } from '../e2e/support/start-all.js';
-import { expectNothingLost, Ledger, untilAllFinal } from './support/ledger.js';
+import { callApi } from '../e2e/support/start-all.js';
+import { FleetFixture } from './support/fleet-fixture.js';
+import { expectNothingLost, untilAllFinal } from './support/ledger.js';
 
 /**
  * Issue 19: a rolling restart of two workers with the same labels while runs keep coming
@@ -21,31 +13,13 @@ import { expectNothingLost, Ledger, untilAllFinal } from './support/ledger.js';
  * stops, every accepted run succeeded, none lost, none executed twice (the ledger), none stuck.
  */
 
-let home: string;
-let whome: string;
-let redis: PrivateRedis;
-let grpcPort: number;
-let ledger: Ledger;
-let server: StartAll;
-const workers = new Map<string, WorkerProcess>();
+let fx: FleetFixture;
 
-const base = (): string => `${server.url}/api/v2`;
-const context = (): string =>
-  [server.output(), ...[...workers.values()].map((w) => `--- ${w.id}\n${w.output()}`)].join('\n');
+const base = (): string => fx.base();
 
-const startWorker = async (id: string): Promise<WorkerProcess> => {
-  const w = await spawnWorker({
-    id,
-    labels: { pool: 'roll' },
-    coordinator: `127.0.0.1:${grpcPort}`,
-    redisUrl: redis.url,
-    concurrency: 2,
-    graceSec: 120, // a drain lets every run finish
-    home: whome,
-  });
-  workers.set(id, w);
-  return w;
-};
+const startWorker = (id: string): Promise<WorkerProcess> =>
+  // a drain lets every run finish
+  fx.startWorker(id, { labels: { pool: 'roll' }, concurrency: 2, graceSec: 120 });
 
 /** Enqueues a run every `everyMs` until stopped; `ids` are the accepted ones, in order. */
 const stream = (everyMs: number) => {
@@ -72,7 +46,7 @@ const stream = (everyMs: number) => {
 
 /** SIGTERM to `id`, its exit, a new process with the same id, back and active in GET /workers. */
 const restart = async (id: string): Promise<void> => {
-  const old = workers.get(id)!;
+  const old = fx.workers.get(id)!;
   const before = await untilWorkers(base(), (ws) => ws.some((w) => w.id === id), id);
   const startedAt = before.find((w) => w.id === id)!.started_at;
   const exited = once(old.proc, 'exit');
@@ -88,52 +62,37 @@ const restart = async (id: string): Promise<void> => {
 };
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'trellis-faults-roll-'));
-  whome = mkdtempSync(join(tmpdir(), 'trellis-faults-roll-worker-'));
-  redis = await startRedis();
-  grpcPort = await freePort();
-  ledger = new Ledger(home);
-  server = await startAll(
-    { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home, SVC_REDIS_URL: redis.url },
-    ['--coordinator-port', String(grpcPort)],
-  );
+  fx = await FleetFixture.create();
   // each run records itself, then works a little, so the restarts meet runs in flight
   const spec = [
     'workerSelector:',
     '  pool: roll',
     'steps:',
     '  - name: work',
-    `    command: ${JSON.stringify(`${ledger.command(false)}; sleep 0.3`)}`,
+    `    command: ${JSON.stringify(`${fx.ledger.command(false)}; sleep 0.3`)}`,
     '',
   ].join('\n');
   expect((await callApi(base(), 'POST', '/dags', { name: 'ledger', spec })).status).toBe(201);
   await Promise.all([startWorker('roll-a'), startWorker('roll-b')]);
 }, 180_000);
 
-afterAll(async () => {
-  ledger.dispose();
-  await Promise.all([...workers.values()].map((w) => w.stop()));
-  await server.stop();
-  await redis.stop();
-  rmSync(home, { recursive: true, force: true, maxRetries: 5 });
-  rmSync(whome, { recursive: true, force: true, maxRetries: 5 });
-}, 180_000);
+afterAll(() => fx.dispose(), 180_000);
 
 describe('a rolling restart of two workers under a stream of runs', { timeout: 900_000 }, () => {
   it('loses no run and executes none twice', async () => {
     await untilWorkers(base(), (ws) => ws.length === 2, 'both workers');
     const runs = stream(400);
-    await ledger.untilLines(3); // runs flow before the first restart
+    await fx.ledger.untilLines(3); // runs flow before the first restart
     await restart('roll-a');
-    await ledger.untilLines(ledger.lines().length + 3); // and between the restarts
+    await fx.ledger.untilLines(fx.ledger.lines().length + 3); // and between the restarts
     await restart('roll-b');
     // runs flow after them, on both new processes
-    await Promise.all(['roll-a', 'roll-b'].map((id) => workers.get(id)!.waitFor(/running run/)));
+    await Promise.all(['roll-a', 'roll-b'].map((id) => fx.workers.get(id)!.waitFor(/running run/)));
     await runs.stop();
     expect(runs.refused).toEqual([]);
-    const final = await untilAllFinal(base, 'ledger', runs.ids, context, 30_000);
-    expectNothingLost(ledger, final);
+    const final = await untilAllFinal(base, 'ledger', runs.ids, fx.context, 30_000);
+    expectNothingLost(fx.ledger, final);
     expect(final.filter((r) => r.status !== 4)).toEqual([]);
-    expect(ledger.lines()).toHaveLength(runs.ids.length);
+    expect(fx.ledger.lines()).toHaveLength(runs.ids.length);
   });
 });
