@@ -1,13 +1,23 @@
-// The engine's speed on real parts (file store, /bin/sh): issue #3 targets on the 2-core machine
-// are a 200-step chain of `true` under 1 s, 300 independent steps with maxActiveSteps 16 under
-// 1.5 s, and run start to first step under 20 ms. Spawning `sh -c true` (~2 ms) is the floor.
+// The engine's speed on real parts (file store, /bin/sh). Targets on the 2-core machine (issue 21,
+// item 3): a 200-step chain of `true` under 400 ms, 300 independent steps with maxActiveSteps 16
+// under 400 ms, a one-step run from start to its final status under 8 ms; run start to first
+// step under 20 ms (issue 3). Spawning `sh -c true` (~2 ms) is the floor. Measured twice: steps
+// started by this process (NodeProcessRunner, as one-shot CLI commands run them) and through the
+// spawner process (SpawnerProcessRunner, as the server, scheduler and workers run them). The
+// main process's CPU time per run is printed too: it varies less with the machine's load than
+// the wall-clock figures.
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { systemClock, uuidv7Generator } from '../packages/core/dist/index.js';
 import { EngineEvents } from '../packages/engine/dist/index.js';
-import { ShellCommandRunner, ShellExecutor } from '../packages/executors/dist/index.js';
+import {
+  NodeProcessRunner,
+  ShellCommandRunner,
+  ShellExecutor,
+  SpawnerProcessRunner,
+} from '../packages/executors/dist/index.js';
 import { createLocalDispatcher } from '../packages/dispatch/dist/index.js';
 import { RunService } from '../packages/services/dist/index.js';
 import {
@@ -18,7 +28,7 @@ import {
   processStartTime,
 } from '../packages/store/dist/index.js';
 
-const setup = () => {
+const setup = (processes) => {
   const home = mkdtempSync(join(tmpdir(), 'trellis-bench-'));
   const dags = join(home, 'dags');
   mkdirSync(dags);
@@ -36,7 +46,7 @@ const setup = () => {
     processes: { owner: currentOwner(), isOwnerAlive, processStartTime },
     local: createLocalDispatcher({
       clock: systemClock,
-      executors: { shell: new ShellExecutor() },
+      executors: { shell: new ShellExecutor({ processes }) },
       commands: new ShellCommandRunner(),
       systemEnv: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
       defaultShell: 'sh',
@@ -56,24 +66,30 @@ const timeRun = async (env, name, yaml) => {
   };
   env.events.on('node:statusChanged', onStatus);
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const started = await env.runs.start({ dag: name });
   const final = await started.done;
   const total = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   env.events.off('node:statusChanged', onStatus);
   if (final.status !== 4)
     throw new Error(`${name} ended with status ${final.status}: ${final.error}`);
-  return { total, firstStep: (firstStepAt ?? t0) - t0 };
+  return { total, firstStep: (firstStepAt ?? t0) - t0, cpu: (cpu.user + cpu.system) / 1000 };
 };
 
 const best = async (n, f) => {
   const results = [];
   for (let i = 0; i < n; i++) results.push(await f());
+  const cpu = results.map((r) => r.cpu).sort((a, b) => a - b);
   results.sort((a, b) => a.total - b.total);
-  return { best: results[0], median: results[Math.floor(results.length / 2)] };
+  const mid = Math.floor(results.length / 2);
+  return { best: results[0], median: results[mid], cpu: cpu[mid] };
 };
 
-export default async function run() {
-  const env = setup();
+const cpuOf = (r) => `main-process CPU ${r.cpu.toFixed(0)} ms median`;
+
+const measure = async (label, processes) => {
+  const env = setup(processes);
   try {
     const chain = `steps:\n${Array.from({ length: 200 }, () => '  - "true"').join('\n')}\n`;
     const wide = `type: graph\nmaxActiveSteps: 16\nsteps:\n${Array.from({ length: 300 }, (_, i) => `  - {name: s${i}, command: "true"}`).join('\n')}\n`;
@@ -81,20 +97,26 @@ export default async function run() {
     await timeRun(env, 'warm', one);
     const c = await best(3, () => timeRun(env, 'chain200', chain));
     console.log(
-      `200-step chain of true: ${c.best.total.toFixed(0)} ms best, ${c.median.total.toFixed(0)} ms median (target < 1000 ms)`,
+      `[${label}] 200-step chain of true: ${c.best.total.toFixed(0)} ms best, ${c.median.total.toFixed(0)} ms median, ${cpuOf(c)} (target < 400 ms)`,
     );
     const w = await best(3, () => timeRun(env, 'wide300', wide));
     console.log(
-      `300 independent steps, maxActiveSteps 16: ${w.best.total.toFixed(0)} ms best, ${w.median.total.toFixed(0)} ms median (target < 1500 ms)`,
+      `[${label}] 300 independent steps, maxActiveSteps 16: ${w.best.total.toFixed(0)} ms best, ${w.median.total.toFixed(0)} ms median, ${cpuOf(w)} (target < 400 ms)`,
     );
     const f = await best(10, () => timeRun(env, 'one', one));
     const firsts = [];
     for (let i = 0; i < 10; i++) firsts.push((await timeRun(env, 'one', one)).firstStep);
     firsts.sort((a, b) => a - b);
     console.log(
-      `run start to first step: ${firsts[0].toFixed(1)} ms best, ${firsts[5].toFixed(1)} ms median (target < 20 ms); one-step run total ${f.median.total.toFixed(0)} ms median`,
+      `[${label}] run start to first step: ${firsts[0].toFixed(1)} ms best, ${firsts[5].toFixed(1)} ms median (target < 20 ms); one-step run total ${f.median.total.toFixed(1)} ms median, ${f.cpu.toFixed(1)} ms CPU median (target < 8 ms)`,
     );
   } finally {
     rmSync(env.home, { recursive: true, force: true });
   }
+};
+
+export default async function run() {
+  await measure('in process', new NodeProcessRunner());
+  const spawner = new SpawnerProcessRunner();
+  await measure('spawner', spawner);
 }

@@ -17,10 +17,20 @@ export class InMemoryRecorder implements RunRecorder {
   /** Step logs whose close reports a write failure, by node key. */
   private readonly failures = new Map<string, string>();
 
+  /**
+   * @param opts.slow saves and closes resolve one event-loop turn later (as a file store's do),
+   *   so a save can still be in flight when the run changes again
+   */
+  constructor(private readonly opts: { readonly slow?: boolean } = {}) {}
+
   save(record: DagRunRecord): Promise<void> {
     this.saves.push(structuredClone(record));
     this.journal.push(`save:${record.status}`);
-    return Promise.resolve();
+    return this.#settle();
+  }
+
+  #settle(): Promise<void> {
+    return this.opts.slow ? new Promise((r) => setImmediate(r)) : Promise.resolve();
   }
 
   log(line: string): void {
@@ -52,7 +62,7 @@ export class InMemoryRecorder implements RunRecorder {
 
   close(): Promise<void> {
     this.journal.push('close');
-    return Promise.resolve();
+    return this.#settle();
   }
 
   /** Everything written to the node's stdout so far. */

@@ -77,15 +77,19 @@ const endRun = async (ctx: RunContext, onStop: () => void): Promise<void> => {
   if (ctx.stop.timedOut) cancelRemaining(ctx, 'run timed out');
   await runHandlers(ctx);
   await ctx.hooks.tearDown();
-  r.status = finalStatus(ctx);
-  r.error = r.error || ctx.progress.runError;
+  const status = finalStatus(ctx);
+  const error = r.error || ctx.progress.runError;
   await Promise.all(ctx.closing);
-  r.finishedAt = ctx.now();
   ctx.input.stop?.removeEventListener('abort', onStop);
-  ctx.log(`run finished: ${runStatusLabel[r.status]}${r.error ? ` (${r.error})` : ''}`);
+  ctx.log(`run finished: ${runStatusLabel[status]}${error ? ` (${error})` : ''}`);
   // The logs are complete on disk before the final status is: a power cut never leaves a final
-  // run with cut logs. Lines the hooks log after it reopen the run log; it is closed again.
+  // run with cut logs. Lines the hooks log after it reopen the run log; it is closed again. The
+  // record takes its final status only then: a save still being written from the last step's
+  // end would otherwise write it (and sync it) before the logs are closed, and once more after.
   await closeRunLog(ctx);
+  r.status = status;
+  r.error = error;
+  r.finishedAt = ctx.now();
   await ctx.saver.persistNow();
   await ctx.hooks.runFinished(r);
   await closeRunLog(ctx);

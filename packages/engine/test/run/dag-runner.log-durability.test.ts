@@ -49,4 +49,19 @@ describe('the order of the end of a run (issue 15, durability)', () => {
     expect(j.indexOf('close')).toBeGreaterThan(-1);
     expect(j.indexOf('close')).toBeLessThan(finalSave);
   });
+
+  it('saves no final status before the logs are closed while an earlier save is still being written', async () => {
+    // The last step's end starts a save that the store is still writing when the run ends: the
+    // record it finally writes must not carry the final status yet (the logs are not closed).
+    const h = harness(
+      'steps:\n  - {name: a, command: x}\n  - {name: b, command: x, depends: a}\n',
+      {},
+      { slowRecorder: true },
+    );
+    await h.run();
+    const j = h.recorder.journal;
+    const finals = j.filter((e) => e === `save:${RunStatus.Succeeded}`);
+    expect(finals).toHaveLength(1);
+    expect(j.indexOf('close')).toBeLessThan(j.indexOf(`save:${RunStatus.Succeeded}`));
+  });
 });

@@ -48,11 +48,13 @@ export const harness = (
     runHooks?: readonly RunHook[];
     /** Where the DAG file is. @default /tmp/test-dag.yaml */
     location?: string;
+    /** Saves and closes take an event-loop turn (InMemoryRecorder's `slow`). */
+    slowRecorder?: boolean;
   } = {},
 ): Harness => {
   const dag = dagOf(yaml, opts.location);
   const clock = opts.clock ?? new FakeClock(undefined, { autoAdvance: true });
-  const recorder = new InMemoryRecorder();
+  const recorder = new InMemoryRecorder({ slow: opts.slowRecorder === true });
   const executor = new ScriptedExecutor(scripts);
   const commands = new ScriptedCommandRunner(opts.commands);
   const events = new EngineEvents();
