@@ -90,14 +90,14 @@ export class Outbox {
   }
 
   /**
-   * Queues a status report (written to the journal now, fsynced before it is sent); a `final` one
-   * (the run ended) goes at once, with the run's log chunks queued before it.
+   * Queues a status report (written to the journal now, fsynced before its delivery is
+   * acknowledged); a `final` one (the run ended) goes at once, with the log chunks queued before it.
    */
   status(runKey: string, report: StatusReport, final = false): void {
     this.#add(runKey, { kind: 'status', report, final }, true);
     if (!final) return;
     this.#lanes.get(runKey)?.settle?.abort();
-    // its fsync starts now, while the log chunks ahead of it are delivered (awaited before it goes)
+    // its fsync starts now, while the log chunks ahead of it are delivered
     this.#journal.sync().catch(() => undefined);
   }
 
@@ -180,9 +180,14 @@ export class Outbox {
       if (head.kind === 'status' && !head.final && !hasLaterStatus(lane)) await this.#settle(lane);
       try {
         foldStatuses(lane);
-        if (lane.items[0]?.kind === 'status') await this.#durableHead(lane);
+        // A report's fsync runs while it travels: it is on disk before its delivery is taken as
+        // done (acknowledged in the journal), not before it leaves (docs/decisions.md).
+        const synced = lane.items[0]?.kind === 'status' ? this.#journal.sync() : undefined;
+        synced?.catch(() => undefined); // awaited below; a failed send must not leave it unheard
         if (signal.aborted) break;
-        this.#delivered(runKey, await sendHead(lane, this.#deps.client()));
+        const delivered = await sendHead(lane, this.#deps.client());
+        await synced;
+        this.#delivered(runKey, delivered);
         attempt = 0;
       } catch (e) {
         lane.sending = 0;
@@ -198,15 +203,6 @@ export class Outbox {
     lane.pumping = false;
     if (lane.items.length === 0) this.#lanes.delete(runKey);
     this.#removed();
-  }
-
-  /**
-   * Has the report at the head on disk before it leaves: one fsync covers everything written
-   * before it. A report that came during the fsync replaces the head, and is covered by one more.
-   */
-  async #durableHead(lane: Lane): Promise<void> {
-    do if (lane.items[0]?.kind === 'status') await this.#journal.sync();
-    while (foldStatuses(lane));
   }
 
   /** A running report waits SETTLE_MS for a later one, unless a final report ends the wait. */
