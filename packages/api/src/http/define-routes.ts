@@ -9,8 +9,8 @@ import { describePermission, type Authenticator, type Permission } from './auth.
 export interface RouteResult {
   readonly status: number;
   readonly body?: unknown;
-  /** Plain text instead of JSON (metrics). */
-  readonly text?: { readonly contentType: string; readonly body: string };
+  /** A body already made: plain text (metrics), or JSON as bytes (long run listings). */
+  readonly text?: { readonly contentType: string; readonly body: string | Buffer };
   /** The handler answers itself through `res` (a Server-Sent Events stream). */
   readonly streamed?: boolean;
 }
