@@ -31,7 +31,7 @@ import {
 } from '@trellis/contract';
 import type { Dag } from '@trellis/spec';
 import { paginate } from '../wire/paginate.js';
-import { runSummariesJsonBody } from '../wire/run-summary-json.js';
+import { runSummariesJsonBody, type ListingBody } from '../wire/run-summary-json.js';
 import { idempotently } from './idempotent-trigger.js';
 import { findOrWait } from './run-wait.js';
 import { checkRunConfig } from './run-config.js';
@@ -122,9 +122,9 @@ const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: s
 };
 
 /** A 200 answer whose JSON body is already text. */
-const jsonText = (body: Buffer) => ({
+const jsonText = ({ body, etag }: ListingBody) => ({
   status: 200,
-  text: { contentType: 'application/json; charset=utf-8', body },
+  text: { contentType: 'application/json; charset=utf-8', body, etag },
 });
 
 /** DAG runs (spec: Endpoints, DAG runs; and the run endpoints under /dags/{fileName}). */

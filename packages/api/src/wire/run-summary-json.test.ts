@@ -37,7 +37,7 @@ describe('runSummariesJsonBody', () => {
       }),
       summary('c', { name: 'naïve', log: '' }),
     ];
-    const body = runSummariesJsonBody('{"dagRuns":', runs, '}');
+    const { body } = runSummariesJsonBody('{"dagRuns":', runs, '}');
     expect(body.toString('utf8')).toBe(stringified(runs));
     expect(body.equals(Buffer.from(stringified(runs)))).toBe(true);
     expect(Object.keys(JSON.parse(body.toString()).dagRuns[0])).toEqual([
@@ -59,15 +59,30 @@ describe('runSummariesJsonBody', () => {
 
   it('answers an empty list and a tail', () => {
     const tail = ',"pagination":{"totalRecords":0}';
-    expect(runSummariesJsonBody('{"dagRuns":', [], `${tail}}`).toString()).toBe(
+    expect(runSummariesJsonBody('{"dagRuns":', [], `${tail}}`).body.toString()).toBe(
       stringified([], tail),
     );
   });
 
   it('shows a changed run: a store replaces the summary object, and the new object is read', () => {
     const before = summary('a');
-    expect(runSummariesJsonBody('', [before], '').toString()).toContain('"status":4');
+    expect(runSummariesJsonBody('', [before], '').body.toString()).toContain('"status":4');
     const after: RunSummaryRecord = { ...before, status: RunStatus.Failed };
-    expect(runSummariesJsonBody('', [after], '').toString()).toContain('"status":2');
+    expect(runSummariesJsonBody('', [after], '').body.toString()).toContain('"status":2');
+  });
+
+  it('tags a listing with an ETag that changes when a run, the order or the pagination does', () => {
+    const a = summary('a');
+    const b = summary('b');
+    const tag = (runs: RunSummaryRecord[], tail = '}') =>
+      runSummariesJsonBody('{"dagRuns":', runs, tail).etag;
+    expect(tag([a, b])).toBe(tag([a, b]));
+    expect(tag([a, b])).toMatch(/^W\/"[^"]+"$/);
+    expect(tag([b, a])).not.toBe(tag([a, b]));
+    expect(tag([a])).not.toBe(tag([a, b]));
+    expect(tag([a, { ...b, status: RunStatus.Failed }])).not.toBe(tag([a, b]));
+    expect(tag([a, b], ',"pagination":{"currentPage":2}}')).not.toBe(
+      tag([a, b], ',"pagination":{"currentPage":1}}'),
+    );
   });
 });
