@@ -80,6 +80,22 @@ describe('reading runs', () => {
     expectError(await api().get('/api/v2/dag-runs?perPage=1001'), 400, 'bad_request');
   });
 
+  it('answers a run listing as JSON with an ETag: 304 while it is unchanged, 200 once a run changed', async () => {
+    t.h.dag('c', 'steps:\n  - "true"\n');
+    await startAndFinish('c', { dagRunId: 'c1' });
+    const first = await api().get('/api/v2/dag-runs?name=c');
+    expect(first.status).toBe(200);
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(first.text).toBe(JSON.stringify(first.body));
+    const etag = first.headers['etag'] as string;
+    expect(etag).toMatch(/^W\/"/);
+    await api().get('/api/v2/dag-runs?name=c').set('If-None-Match', etag).expect(304);
+    await startAndFinish('c', { dagRunId: 'c2' });
+    const after = await api().get('/api/v2/dag-runs?name=c').set('If-None-Match', etag);
+    expect(after.status).toBe(200);
+    expect(after.body.dagRuns.map((x: { dagRunId: string }) => x.dagRunId)).toEqual(['c2', 'c1']);
+  });
+
   it('answers run details under dagRunDetails (and latest), and under dagRun for the DAG; 404 for unknown runs', async () => {
     t.h.dag(
       'hello',

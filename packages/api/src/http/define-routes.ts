@@ -9,8 +9,15 @@ import { describePermission, type Authenticator, type Permission } from './auth.
 export interface RouteResult {
   readonly status: number;
   readonly body?: unknown;
-  /** Plain text instead of JSON (metrics). */
-  readonly text?: { readonly contentType: string; readonly body: string };
+  /**
+   * A body already made: plain text (metrics), or JSON as bytes (long run listings), with its
+   * ETag when the route has a cheaper one than Express's hash of the whole body.
+   */
+  readonly text?: {
+    readonly contentType: string;
+    readonly body: string | Buffer;
+    readonly etag?: string;
+  };
   /** The handler answers itself through `res` (a Server-Sent Events stream). */
   readonly streamed?: boolean;
 }
@@ -162,9 +169,10 @@ export const mountRoutes = <D>(
           deps,
         );
         if (result.streamed) return;
-        if (result.text)
+        if (result.text) {
+          if (result.text.etag !== undefined) res.set('ETag', result.text.etag);
           res.status(result.status).type(result.text.contentType).send(result.text.body);
-        else if (result.body === undefined) res.status(result.status).end();
+        } else if (result.body === undefined) res.status(result.status).end();
         else res.status(result.status).json(result.body);
       };
       run().catch(next);

@@ -31,6 +31,7 @@ import {
 } from '@trellis/contract';
 import type { Dag } from '@trellis/spec';
 import { paginate } from '../wire/paginate.js';
+import { runSummariesJsonBody, type ListingBody } from '../wire/run-summary-json.js';
 import { idempotently } from './idempotent-trigger.js';
 import { findOrWait } from './run-wait.js';
 import { checkRunConfig } from './run-config.js';
@@ -109,15 +110,22 @@ const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: s
     ...(q.toDate !== undefined ? { toMs: q.toDate * 1000 } : {}),
     ...(q.dagRunId !== undefined ? { dagRunIdContains: q.dagRunId } : {}),
   });
+  // The body as text, the same bytes `res.json({ dagRuns, pagination })` would send: each
+  // summary's JSON is made once per summary (run-summary-json.ts), not on every listing.
   if (q.page === undefined && q.perPage === undefined)
-    return { dagRuns: runs.map((r) => toApiRunSummary(r)) };
+    return jsonText(runSummariesJsonBody('{"dagRuns":', runs, '}'));
   const page = q.page ?? 1;
   const perPage = q.perPage ?? 50;
-  return {
-    dagRuns: runs.slice((page - 1) * perPage, page * perPage).map((r) => toApiRunSummary(r)),
-    pagination: paginate(runs.length, page, perPage),
-  };
+  const slice = runs.slice((page - 1) * perPage, page * perPage);
+  const pagination = JSON.stringify(paginate(runs.length, page, perPage));
+  return jsonText(runSummariesJsonBody('{"dagRuns":', slice, `,"pagination":${pagination}}`));
 };
+
+/** A 200 answer whose JSON body is already text. */
+const jsonText = ({ body, etag }: ListingBody) => ({
+  status: 200,
+  text: { contentType: 'application/json; charset=utf-8', body, etag },
+});
 
 /** DAG runs (spec: Endpoints, DAG runs; and the run endpoints under /dags/{fileName}). */
 // eslint-disable-next-line max-lines-per-function -- a declarative route table
@@ -214,17 +222,14 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     query: RunListQuery,
     response: z.object({ dagRuns: z.array(RunSummarySchema), pagination: Pagination.optional() }),
     summary: 'Runs, newest first; paginated only when page or perPage is given',
-    handler: async ({ query }, deps) => ({ status: 200, body: await runList(deps, query) }),
+    handler: async ({ query }, deps) => runList(deps, query),
   }),
   r.get('/dag-runs/:name', {
     params: z.object({ name: DagName }),
     query: RunListQuery.omit({ name: true }),
     response: z.object({ dagRuns: z.array(RunSummarySchema), pagination: Pagination.optional() }),
     summary: 'Runs of one DAG, newest first',
-    handler: async ({ params, query }, deps) => ({
-      status: 200,
-      body: await runList(deps, query, params.name),
-    }),
+    handler: async ({ params, query }, deps) => runList(deps, query, params.name),
   }),
   r.get('/dag-runs/:name/:dagRunId', {
     params: RunPath,

@@ -1,4 +1,4 @@
-import { read, stat as statCb } from 'node:fs';
+import { read, stat as statCb, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -41,7 +41,9 @@ const NEWLINE = 0x0a;
 export const syncIndex = async (state: IndexState, src: IndexSource): Promise<void> => {
   let file: number;
   try {
-    const st = await statP(src.path);
+    // Synchronous: every listing starts here, and a stat of the file the last listing read
+    // costs microseconds, a sixth of a thread pool round trip (docs/decisions.md).
+    const st = statSync(src.path);
     if (state.loaded && st.ino === state.ino && st.size === state.offset) return;
     file = await fd.open(src.path, 'r');
   } catch (e) {

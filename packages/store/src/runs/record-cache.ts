@@ -1,4 +1,5 @@
-import { open, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 interface Stamp {
   readonly ino: bigint;
@@ -18,7 +19,7 @@ const same = (a: Stamp, b: Stamp): boolean =>
   a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 
 /**
- * Recently read status files, revalidated by one `stat` (inode, size, and nanosecond mtime and
+ * Recently read status files, revalidated by one synchronous `stat` (inode, size, and nanosecond mtime and
  * ctime): a client polling a run costs a stat instead of open, read and parse. Records are
  * replaced by rename, so any change (from this or another process) changes the stamp. The text
  * and its stamp come from the same open file, so a save landing during a read is never pinned.
@@ -30,7 +31,15 @@ export class RecordCache {
   async read(path: string): Promise<string> {
     const cached = this.#entries.get(path);
     if (cached) {
-      const st = await stat(path, { bigint: true }).catch(() => undefined);
+      // Synchronous: a stat of a cached folder entry costs a few microseconds, where the thread
+      // pool's round trip costs six times as much CPU (a run history grid revalidates 30 records;
+      // docs/decisions.md, "Not re-parsing on every list?").
+      let st: Stamp | undefined;
+      try {
+        st = statSync(path, { bigint: true, throwIfNoEntry: false });
+      } catch {
+        st = undefined;
+      }
       if (st && same(cached, st)) return cached.text;
       this.#entries.delete(path);
     }
