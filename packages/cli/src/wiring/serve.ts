@@ -17,7 +17,10 @@ export interface ServeOptions {
   readonly withScheduler: boolean;
   /** Resolves when the server should shut down (SIGTERM/SIGINT by default). */
   readonly until?: Promise<unknown>;
-  /** Called once the server listens and its app is ready, with its address. */
+  /**
+   * Called with the server's address once `/health` answers: as it listens with the early probe
+   * (requests for the app wait for it), else once the app is ready.
+   */
   readonly onListening?: (url: string) => void;
 }
 
@@ -43,9 +46,9 @@ const earlyHealthOf = (
 /**
  * `trellis server` / `trellis start-all`: the REST API over the local store, runs executing in
  * this process. It listens first and loads the runtime and the Express app after (serve-app.ts):
- * requests wait for the app meanwhile, but `GET /health` (serve-gate.ts). Graceful shutdown: stop
- * accepting, let runs finish for a grace period, then stop them, exit 0; a signal during the
- * start-up shuts down as soon as the app is ready.
+ * requests wait for the app meanwhile, but `GET /health` (serve-gate.ts); the "serving" line says
+ * when /health answers. Graceful shutdown: stop accepting, let runs finish for a grace period,
+ * then stop them, exit 0; a signal during the start-up shuts down as soon as the app is ready.
  */
 export const serve = async (
   io: CliIo,
@@ -56,20 +59,30 @@ export const serve = async (
   const { config } = loadConfig({ env: io.env, argv: flags, cwd: io.cwd });
   ensureFolders(config);
   const startedAt = systemClock.now();
-  const gate = serveGate({
-    healthPath: `${config.server.basePath}/api/v2/health`,
-    ...earlyHealthOf(config, opts.withScheduler, startedAt),
-  });
+  const early = earlyHealthOf(config, opts.withScheduler, startedAt);
+  const gate = serveGate({ healthPath: `${config.server.basePath}/api/v2/health`, ...early });
   const api = await listen(gate.listener, config, io);
   if (api === undefined) return ExitCode.Failure;
   const { server } = api;
   const until = opts.until ?? shutdownSignal(io);
+  const stopReloads = reloadOnHangup(api, io);
+  // "serving" once /health answers: at once with the early probe, else when the app is ready
+  const announce = (): void => {
+    const addr = server.address() as AddressInfo;
+    const url = `${api.scheme}://${config.server.host}:${addr.port}${config.server.basePath}`;
+    io.out(
+      `Trellis ${VERSION} serving ${url}/api/v2 (DAGs in ${config.paths.dagsDir}, data in ${config.home})`,
+    );
+    opts.onListening?.(url);
+  };
+  if (early.earlyHealth) announce();
   let ready: ServingApp | undefined;
   try {
     const { wireApp } = await import('./serve-app.js'); // the API, runtime and scheduler
     ready = await wireApp(io, flags, config, { withScheduler: opts.withScheduler, startedAt });
   } finally {
     if (ready === undefined) {
+      stopReloads();
       gate.fail();
       server.close();
       server.closeAllConnections();
@@ -78,13 +91,7 @@ export const serve = async (
   if (ready === undefined) return ExitCode.Failure;
   gate.open(ready.app);
   ready.serving();
-  const stopReloads = reloadOnHangup(api, io);
-  const addr = server.address() as AddressInfo;
-  const url = `${api.scheme}://${config.server.host}:${addr.port}${config.server.basePath}`;
-  io.out(
-    `Trellis ${VERSION} serving ${url}/api/v2 (DAGs in ${config.paths.dagsDir}, data in ${config.home})`,
-  );
-  opts.onListening?.(url);
+  if (!early.earlyHealth) announce();
 
   await until;
   stopReloads();
