@@ -18,6 +18,8 @@ export {
 export { registerLeadershipMetrics, type LeadershipSources } from './metrics/leadership-metrics.js';
 export {
   createHealthProbe,
+  healthAnswer,
+  type HealthAnswer,
   type HealthProbeOptions,
   type HealthVerdict,
 } from './metrics/health.js';

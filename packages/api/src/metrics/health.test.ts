@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHealthProbe } from './health.js';
+import { createHealthProbe, healthAnswer } from './health.js';
 
 const fine = (): Promise<string | undefined> => Promise.resolve(undefined);
 const PROBLEM = 'data directory /data is not writable (EACCES: permission denied)';
@@ -53,5 +53,33 @@ describe('createHealthProbe', () => {
       leadership: () => ({ leader: false }),
     });
     expect(await follower()).toEqual({ error: PROBLEM, role: 'follower' });
+  });
+});
+
+describe('healthAnswer', () => {
+  const startedAt = new Date('2026-01-01T00:00:00.000Z');
+  const now = new Date('2026-01-01T00:01:01.900Z');
+
+  it('is 200 healthy with the version, whole seconds of uptime and the time', () => {
+    expect(healthAnswer({}, '1.2.3', startedAt, now)).toEqual({
+      status: 200,
+      body: { status: 'healthy', version: '1.2.3', uptime: 61, timestamp: now.toISOString() },
+    });
+  });
+
+  it("is 503 unhealthy naming the verdict's error, with the role and lease age beside", () => {
+    const a = healthAnswer(
+      { error: PROBLEM, role: 'leader', leaseAgeSeconds: 0.5 },
+      '1.2.3',
+      startedAt,
+      now,
+    );
+    expect(a.status).toBe(503);
+    expect(a.body).toMatchObject({ status: 'unhealthy', error: PROBLEM, role: 'leader' });
+    expect(a.body.leaseAgeSeconds).toBe(0.5);
+  });
+
+  it('never reports a negative uptime (a clock stepped back)', () => {
+    expect(healthAnswer({}, 'v', now, startedAt).body.uptime).toBe(0);
   });
 });

@@ -54,3 +54,36 @@ export const createHealthProbe =
     const role = roleOf(options.leadership);
     return problems.length === 0 ? role : { error: problems.join('; '), ...role };
   };
+
+/** `GET /health`'s answer (spec: System): 200 healthy, or 503 with the verdict's `error`. */
+export interface HealthAnswer {
+  readonly status: 200 | 503;
+  readonly body: {
+    readonly status: 'healthy' | 'unhealthy';
+    readonly version: string;
+    readonly uptime: number;
+    readonly timestamp: string;
+    readonly error?: string;
+    readonly role?: 'leader' | 'follower';
+    readonly leaseAgeSeconds?: number;
+  };
+}
+
+/** The answer to `GET /health` for a probe's verdict, `version` and the process's start. */
+export const healthAnswer = (
+  verdict: HealthVerdict,
+  version: string,
+  startedAt: Date,
+  now: Date,
+): HealthAnswer => ({
+  status: verdict.error ? 503 : 200,
+  body: {
+    status: verdict.error ? 'unhealthy' : 'healthy',
+    version,
+    uptime: Math.max(0, Math.floor((now.getTime() - startedAt.getTime()) / 1000)),
+    timestamp: now.toISOString(),
+    ...(verdict.error ? { error: verdict.error } : {}),
+    ...(verdict.role ? { role: verdict.role } : {}),
+    ...(verdict.leaseAgeSeconds !== undefined ? { leaseAgeSeconds: verdict.leaseAgeSeconds } : {}),
+  },
+});

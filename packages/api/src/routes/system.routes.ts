@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoutes } from '../http/define-routes.js';
 import type { HttpDeps } from '../http/deps.js';
+import { healthAnswer } from '../metrics/health.js';
 import { HealthResponse, MetricsQuery } from '@trellis/contract';
 
 /** System endpoints: /health (public) and /metrics (public unless configured private). */
@@ -10,22 +11,8 @@ export const systemRoutes = (metricsPrivate: boolean) =>
       permission: 'public',
       response: HealthResponse,
       summary: 'Service health: 200 healthy, or 503 unhealthy with the reason',
-      handler: async (_in, deps) => {
-        const now = deps.clock.now();
-        const probe = await deps.health();
-        const body = {
-          status: probe.error ? ('unhealthy' as const) : ('healthy' as const),
-          version: deps.version,
-          uptime: Math.max(0, Math.floor((now.getTime() - deps.startedAt.getTime()) / 1000)),
-          timestamp: now.toISOString(),
-          ...(probe.error ? { error: probe.error } : {}),
-          ...(probe.role ? { role: probe.role } : {}),
-          ...(probe.leaseAgeSeconds !== undefined
-            ? { leaseAgeSeconds: probe.leaseAgeSeconds }
-            : {}),
-        };
-        return { status: probe.error ? 503 : 200, body };
-      },
+      handler: async (_in, deps) =>
+        healthAnswer(await deps.health(), deps.version, deps.startedAt, deps.clock.now()),
     }),
     r.get('/metrics', {
       permission: metricsPrivate ? 'read' : 'public',

@@ -88,7 +88,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Failure;
   }
   const stop = new AbortController();
-  const role = startSchedulerRole(
+  const role = await startSchedulerRole(
     rt,
     dagDefinitionsOf(rt, systemClock),
     systemClock,

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { AppError, ConfigError, loadConfig, systemClock } from '@trellis/core';
+import { AppError, ConfigError, systemClock } from '@trellis/core';
 import { ExitCode, type CliIo } from '../io.js';
 import type { Command } from './command.js';
 import { parseCommandArgs, type FlagSpecs } from './flags.js';
@@ -91,6 +91,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     return ExitCode.Usage;
   }
   try {
+    const { loadConfig } = await import('../wiring/config-loader.js'); // zod: not for --help
     const { config } = loadConfig({
       env: url === undefined ? io.env : { ...io.env, SVC_DATABASE_URL: url },
       argv: { home: values.home, config: values.config },

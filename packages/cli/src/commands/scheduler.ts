@@ -30,7 +30,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   ensureFolders(config);
   const defs = dagDefinitionsOf(rt, systemClock);
   const stop = new AbortController();
-  const role = startSchedulerRole(rt, defs, systemClock, (l) => io.err(l), stop.signal);
+  const role = await startSchedulerRole(rt, defs, systemClock, (l) => io.err(l), stop.signal);
   io.out(`Trellis scheduler for DAGs in ${config.paths.dagsDir} (data in ${config.home})`);
   await shutdownSignal(io);
   stop.abort();

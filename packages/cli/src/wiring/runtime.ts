@@ -14,7 +14,6 @@ import {
   SpawnerProcessRunner,
   createExecutorSet,
 } from '@trellis/executors';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   InMemoryRunEvents,
@@ -63,6 +62,22 @@ export interface Runtime {
 const definedEnv = (env: CliIo['env']): Record<string, string> =>
   Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 
+/** How a command wants its runtime. */
+export interface RuntimeOptions {
+  /** Top-level runs continue the TRACEPARENT of this process (foreground CLI commands). */
+  inheritTraceparent?: boolean;
+  /** Coordinate workers when `redis.url` is set (start-all, coordinator); call `fleet.start()`. */
+  fleet?: boolean;
+  /**
+   * Start step processes through a spawner process (`SpawnerProcessRunner`), for the
+   * long-running roles whose event loop serves the API or the queues; a one-shot CLI run spawns
+   * directly (no helper process to start for one run).
+   */
+  spawner?: boolean;
+  /** The config the caller already loaded from `flags` (a server, to listen before wiring). */
+  config?: Readonly<Config>;
+}
+
 /**
  * Wires config, the file store, the executors and the run service for a command, and marks runs
  * whose owner process died as failed (crash safety: every Trellis process that uses the store
@@ -71,20 +86,9 @@ const definedEnv = (env: CliIo['env']): Record<string, string> =>
 export const makeRuntime = async (
   io: CliIo,
   flags: ConfigFlags,
-  opts: {
-    /** Top-level runs continue the TRACEPARENT of this process (foreground CLI commands). */
-    inheritTraceparent?: boolean;
-    /** Coordinate workers when `redis.url` is set (start-all, coordinator); call `fleet.start()`. */
-    fleet?: boolean;
-    /**
-     * Start step processes through a spawner process (`SpawnerProcessRunner`), for the
-     * long-running roles whose event loop serves the API or the queues; a one-shot CLI run spawns
-     * directly (no helper process to start for one run).
-     */
-    spawner?: boolean;
-  } = {},
+  opts: RuntimeOptions = {},
 ): Promise<Runtime> => {
-  const { config } = loadConfig({ env: io.env, argv: flags, cwd: io.cwd });
+  const config = opts.config ?? loadConfig({ env: io.env, argv: flags, cwd: io.cwd }).config;
   const tracer = new RunTracer({
     serviceVersion: VERSION,
     warn: (m) => io.err(`warning: ${m}`),
@@ -190,11 +194,4 @@ export const dagDefinitionsOf = (rt: Runtime, clock: Clock): FsDagStore =>
     indexFile: join(rt.config.paths.dataDir, 'dag-index.json'),
   });
 
-/**
- * Creates the DAGs, data and log folders of a fresh `SVC_HOME`, for the long-running roles (a
- * server's health needs a writable data folder from the start).
- */
-export const ensureFolders = (config: Readonly<Config>): void => {
-  for (const dir of [config.paths.dagsDir, config.paths.dataDir, config.paths.logDir])
-    mkdirSync(dir, { recursive: true });
-};
+export { ensureFolders } from './folders.js';

@@ -48,7 +48,7 @@ it('runs the retention pass over every DAG a minute after taking the scheduler l
   );
   const clock = new FakeClock(Date.now());
   const stop = new AbortController();
-  const role = startSchedulerRole(
+  const role = await startSchedulerRole(
     rt,
     dagDefinitionsOf(rt, clock),
     clock,

@@ -7,7 +7,7 @@ import {
 } from '@trellis/scheduler';
 import type { FsDagStore } from '@trellis/store';
 import { LeaseLock, currentOwner, processStartTime } from '@trellis/store';
-import { pgLeadership, type LeaderFacts } from './leader-lease.js';
+import type { LeaderFacts } from './leader-lease.js';
 import { asLeader } from './leader-scope.js';
 import type { Runtime } from './runtime.js';
 
@@ -16,18 +16,19 @@ export type { SchedulerStatus } from '@trellis/scheduler';
 /**
  * Wires the scheduler role of @trellis/scheduler (cron, queue processor, lost-run recovery,
  * daily retention, one scheduler per store by lease) over the runtime's store and run service,
- * in `start-all`, `trellis scheduler` and `trellis coordinator`. Ends when `signal` aborts.
+ * in `start-all`, `trellis scheduler` and `trellis coordinator`. Ends when `signal` aborts. The
+ * PostgreSQL lease (and `pg`) is loaded only with the PostgreSQL store.
  */
-export const startSchedulerRole = (
+export const startSchedulerRole = async (
   rt: Runtime,
   defs: FsDagStore,
   clock: Clock,
   log: (line: string) => void,
   signal: AbortSignal,
-): { status: SchedulerStatus; done: Promise<void>; leader?: LeaderFacts } => {
+): Promise<{ status: SchedulerStatus; done: Promise<void>; leader?: LeaderFacts }> => {
   // the PostgreSQL store: a lease row with a fencing token, shared by replicated coordinators
   const pg = rt.database
-    ? pgLeadership(rt.database, rt.config, log, {
+    ? (await import('./leader-lease.js')).pgLeadership(rt.database, rt.config, log, {
         clock,
         onRecordSaved: (r) => rt.transitions.recordSaved(r),
       })
