@@ -56,10 +56,13 @@ export const stopServices = async (): Promise<void> => {
 const writeDags = (dir: string, ledger: Ledger): void => {
   mkdirSync(dir, { recursive: true });
   const step = JSON.stringify(`${ledger.command(false)}; sleep 0.2`);
-  writeFileSync(join(dir, 'emb.yaml'), `steps:\n  - name: work\n    command: ${step}\n`);
+  // no per-DAG limit: at 10 starts/s of each DAG, the default of one active run (0.2 s steps)
+  // would queue most of the stream behind itself, which is not the fault under test
+  const top = 'maxActiveRuns: -1\n';
+  writeFileSync(join(dir, 'emb.yaml'), `${top}steps:\n  - name: work\n    command: ${step}\n`);
   writeFileSync(
     join(dir, 'fleet.yaml'),
-    `workerSelector:\n  pool: ha\nsteps:\n  - name: work\n    command: ${step}\n`,
+    `${top}workerSelector:\n  pool: ha\nsteps:\n  - name: work\n    command: ${step}\n`,
   );
   writeFileSync(
     join(dir, 'tick.yaml'),
