@@ -141,7 +141,8 @@ export const startCluster = async (name: string): Promise<HaCluster> => {
 };
 
 /** True while `s` has not exited. */
-export const alive = (s: StartAll): boolean => s.proc.exitCode === null && s.proc.signalCode === null;
+export const alive = (s: StartAll): boolean =>
+  s.proc.exitCode === null && s.proc.signalCode === null;
 
 /** POSTs a start of `dag` to `s`: the run id when accepted (2xx), else undefined. */
 export const startRun = async (s: StartAll, dag: string): Promise<string | undefined> => {
