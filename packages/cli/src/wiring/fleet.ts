@@ -7,7 +7,7 @@ import {
   type WorkerChange,
   type WorkerView,
 } from '@trellis/coordinator';
-import { BullmqDispatcher, createRedis } from '@trellis/dispatch/remote';
+import { BullmqDispatcher, RedisFleet, createRedis } from '@trellis/dispatch/remote';
 import type { RunEvents } from '@trellis/services';
 import { logRedisOutages } from './redis-log.js';
 import type { RuntimeStore } from './runtime-store.js';
@@ -73,6 +73,8 @@ export const makeFleet = (
   const tls = tlsOf(config);
   let onClaimed: (latencyMs: number) => void = () => undefined;
   let children: ChildRunsPort | undefined;
+  const redis = createRedis(url);
+  logRedisOutages(redis, url, log); // reconnects on its own; one line per outage
   const coordinator = new Coordinator({
     store,
     clock,
@@ -95,9 +97,9 @@ export const makeFleet = (
       cancel: (ref, root) => (children ? children.cancel(ref, root) : Promise.resolve(false)),
     },
     warn: (m) => log(`warning: coordinator: ${m}`),
+    // replicated coordinators on one Redis see each other's workers (docs/ha.md)
+    fleet: new RedisFleet(redis, clock),
   });
-  const redis = createRedis(url);
-  logRedisOutages(redis, url, log); // reconnects on its own; one line per outage
   const remote = new BullmqDispatcher({ redis, coordinator, clock });
   return {
     coordinator,

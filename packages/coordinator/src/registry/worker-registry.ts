@@ -23,6 +23,8 @@ export interface WorkerEntry {
   slotsBusy: number;
   /** The state the worker reports (`active`, `draining`, `cordoned`; '' when unsaid). */
   state: string;
+  /** Known only from the store (its runs), not heard yet (see `assume`). */
+  assumed?: boolean;
 }
 
 type Described = 'version' | 'host' | 'startedAt' | 'slotsBusy' | 'state';
@@ -90,6 +92,7 @@ export class WorkerRegistry {
     prev.slotsBusy = hb.slotsBusy;
     prev.state = hb.state;
     prev.lastHeartbeat = now;
+    prev.assumed = false;
     return { joined, grew };
   }
 
@@ -109,7 +112,13 @@ export class WorkerRegistry {
       startedAt: '',
       slotsBusy: 0,
       state: '',
+      assumed: true,
     });
+  }
+
+  /** Every known worker, in no particular order. */
+  all(): WorkerEntry[] {
+    return [...this.#workers.values()];
   }
 
   get(id: string): WorkerEntry | undefined {

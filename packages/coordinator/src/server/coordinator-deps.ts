@@ -2,6 +2,7 @@ import type { Clock } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { StoreWriteErrors } from '@trellis/store';
 import type { ChildRunsPort } from './child-runs-port.js';
+import type { FleetPort } from '../fleet/fleet-port.js';
 import type { CoordinatorStore } from './coordinator-store.js';
 import type { TlsFiles } from './credentials.js';
 
@@ -73,6 +74,13 @@ export interface CoordinatorDeps {
   readonly lostAfterMs?: number;
   /** How often lost workers are looked for. @default 1000 */
   readonly sweepEveryMs?: number;
+  /**
+   * Where coordinators sharing one Redis publish their workers and read each other's (replicated
+   * coordinators, docs/ha.md). Without it the coordinator knows only its own workers.
+   */
+  readonly fleet?: FleetPort;
+  /** How often the shared worker view is synced. @default 1000 */
+  readonly fleetSyncMs?: number;
 }
 
 /** Lifecycle of a long-running component (docs/architecture.md). */

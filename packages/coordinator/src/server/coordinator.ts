@@ -7,6 +7,7 @@ import { Claims } from './claims.js';
 import { createContext, type CoordinatorContext } from './coordinator-context.js';
 import type { ComponentState, CoordinatorDeps } from './coordinator-deps.js';
 import { exposureProblem } from '../auth/listen-guard.js';
+import { SharedFleet } from '../fleet/shared-fleet.js';
 import { WorkerAuth } from '../auth/worker-auth.js';
 import { isTlsEnabled } from './credentials.js';
 import { CoordinatorServer } from './grpc-server.js';
@@ -38,14 +39,17 @@ export class Coordinator {
   readonly #reconcile: HeartbeatReconcile;
   readonly #server = new CoordinatorServer();
   readonly #startedAt: Date;
+  /** The workers of the other coordinators on the same Redis (undefined: no `deps.fleet`). */
+  readonly #fleet: SharedFleet | undefined;
 
   constructor(deps: CoordinatorDeps) {
     this.#deps = deps;
     this.#ctx = createContext(deps, this.registry);
     const tracker = new RunTracker(this.#ctx);
     this.#reconcile = new HeartbeatReconcile(this.#ctx, tracker);
+    const workers = new WorkerSide(this.#ctx, this.#reconcile);
     this.#rooms = {
-      workers: new WorkerSide(this.#ctx, this.#reconcile),
+      workers,
       commands: this.#ctx.commands,
       tracker,
       claims: new Claims(this.#ctx, tracker),
@@ -55,6 +59,17 @@ export class Coordinator {
     };
     this.#lost = new LostWorkers(this.#ctx);
     this.#startedAt = deps.clock.now();
+    this.#fleet =
+      deps.fleet === undefined
+        ? undefined
+        : new SharedFleet(
+            this.#ctx,
+            deps.fleet,
+            { advertise: () => this.advertise, addQueue: (n) => this.addQueue(n) },
+            deps.fleetSyncMs,
+          );
+    workers.fleet = this.#fleet;
+    this.#lost.fleet = this.#fleet;
   }
 
   /** The port the server listens on (after `start`). */
@@ -86,6 +101,8 @@ export class Coordinator {
       await this.#rooms.tracker.adopt(this.#startedAt);
       const auth = new WorkerAuth(tokens, this.#ctx.warn);
       await this.#server.listen(this.#rooms, { host, port, tls: deps.tls, auth });
+      // The others' workers are known before the first sweep could take one for lost.
+      await this.#fleet?.start();
       this.#lost.start();
       this.state = 'running';
     } catch (e) {
@@ -98,6 +115,7 @@ export class Coordinator {
   async stop(): Promise<void> {
     if (this.state === 'stopped') return;
     this.state = 'stopping';
+    await this.#fleet?.stop();
     await this.#lost.stop();
     await this.#rooms.claims.settled();
     this.#ctx.commands.endAll();
@@ -175,6 +193,14 @@ export class Coordinator {
     root: RunRef = ref,
   ): Promise<boolean> {
     return this.#rooms.tracker.finishUnclaimed(ref, status, error, root);
+  }
+
+  /**
+   * Publishes this coordinator's workers and reads the other coordinators' (sharing one Redis)
+   * now, as the background sync does every `fleetSyncMs`. Exposed for tests.
+   */
+  async syncFleet(): Promise<void> {
+    await this.#fleet?.sync();
   }
 
   /** Resolves once the store work the heartbeats so far started is done (stop waits for it). */

@@ -1,5 +1,7 @@
 import { UNHEALTHY_MS } from '../registry/worker-health.js';
 import { FORGET_AFTER_MS } from '../registry/worker-registry.js';
+import type { SharedFleet } from '../fleet/shared-fleet.js';
+import type { WorkerEntry } from '../registry/worker-registry.js';
 import type { CoordinatorContext } from './coordinator-context.js';
 import { loseRun } from './run-loss.js';
 
@@ -14,6 +16,8 @@ export class LostWorkers {
   #loop: Promise<void> | undefined;
   /** Workers reported lost, with the heartbeat they were lost after (one report per loss). */
   readonly #reported = new Map<string, number>();
+  /** The workers other coordinators hear (undefined: this coordinator shares no view). */
+  fleet: SharedFleet | undefined;
 
   constructor(ctx: CoordinatorContext) {
     this.#ctx = ctx;
@@ -38,6 +42,12 @@ export class LostWorkers {
     const now = this.#ctx.deps.clock.now();
     const lostAfter = this.#ctx.deps.lostAfterMs ?? UNHEALTHY_MS;
     for (const w of this.#ctx.registry.silentFor(lostAfter, now)) {
+      // Lost only when no coordinator heard it within the threshold.
+      const elsewhere = this.fleet?.heardAfter(w.id, now.getTime() - lostAfter);
+      if (elsewhere !== undefined) {
+        this.#handOver(w, elsewhere.advertise);
+        continue;
+      }
       if (this.#reported.get(w.id) !== w.lastHeartbeat.getTime()) {
         this.#reported.set(w.id, w.lastHeartbeat.getTime());
         this.#ctx.deps.onWorkerChange?.({ kind: 'lost', workerId: w.id, labels: { ...w.labels } });
@@ -58,6 +68,22 @@ export class LostWorkers {
         this.#reported.delete(w.id);
       }
     }
+  }
+
+  /**
+   * A worker that moved to another coordinator: its runs are followed there (that coordinator
+   * adopts those its heartbeats list), so this one forgets them and the worker, failing nothing.
+   */
+  #handOver(w: WorkerEntry, advertise: string): void {
+    const runs = this.#ctx.runs.ofWorker(w.id);
+    for (const run of runs) this.#ctx.runs.remove(run.ref, run.root);
+    this.#ctx.registry.forget(w.id);
+    this.#reported.delete(w.id);
+    if (!w.assumed || runs.length > 0)
+      this.#ctx.warn(
+        `worker "${w.id}" is heard by the coordinator at ${advertise}, not here: ${runs.length} run(s) of it are followed there`,
+      );
+    if (runs.length > 0) this.#ctx.capacity.changed();
   }
 
   async #sweepLoop(): Promise<void> {

@@ -25,6 +25,8 @@ export interface RemoteRun {
   warnedUnlisted?: boolean;
   /** Its final record is being written before any worker took it: claims are refused. */
   finishing: boolean;
+  /** When its stored record was last checked for a claim made elsewhere (ms since the epoch). */
+  checkedAtMs?: number;
 }
 
 /** `root/run` (a run id is unique under its root). */

@@ -87,8 +87,10 @@ export class RunTracker {
     if (run) run.finishing = true;
     try {
       const record = await deps.store.getRun(ref, { root });
-      if (isFinalRunStatus(record.status)) {
-        runs.remove(ref, root);
+      const owner = record.owner?.workerId ?? '';
+      // Ended, or claimed by a worker of another coordinator sharing the queues: not ours to end.
+      if (isFinalRunStatus(record.status) || (owner !== '' && owner !== 'local')) {
+        if (runs.get(ref, root) === run && run?.workerId === undefined) runs.remove(ref, root);
         return false;
       }
       record.status = status;

@@ -12,6 +12,10 @@ import type {
   HeartbeatResponse,
   RunRefMsg,
 } from '../wire/messages.js';
+import type { SharedFleet } from '../fleet/shared-fleet.js';
+import type { RemoteWorker } from '../fleet/fleet-port.js';
+import { healthOf, WorkerHealth } from '../registry/worker-health.js';
+import { busySlots } from './busy-slots.js';
 import type { CoordinatorContext } from './coordinator-context.js';
 import type { HeartbeatReconcile } from './heartbeat-reconcile.js';
 import { runKey } from './remote-runs.js';
@@ -28,15 +32,26 @@ export class WorkerSide {
   readonly #queues = new Map<string, Labels>();
 
   readonly #reconcile: HeartbeatReconcile;
+  /** The workers other coordinators hear (undefined: this coordinator shares no view). */
+  fleet: SharedFleet | undefined;
 
   constructor(ctx: CoordinatorContext, reconcile: HeartbeatReconcile) {
     this.#ctx = ctx;
     this.#reconcile = reconcile;
   }
 
-  /** Workers as `GET /workers` shows them. */
+  /**
+   * Workers as `GET /workers` shows them: this coordinator's, and those other coordinators heard
+   * more recently (sharing one Redis), sorted by id.
+   */
   list(): WorkerView[] {
-    return this.#ctx.registry.list(this.#ctx.deps.clock.now());
+    const now = this.#ctx.deps.clock.now();
+    const local = this.#ctx.registry.list(now);
+    const others = this.fleet?.others() ?? [];
+    if (others.length === 0) return local;
+    const byId = new Map(local.map((w) => [w.id, w]));
+    for (const r of others) byId.set(r.id, viewOf(r, now));
+    return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** Makes a dispatch queue known, so matching workers are told to consume it. */
@@ -55,7 +70,10 @@ export class WorkerSide {
    */
   availability(selector: Labels): string | null {
     const now = this.#ctx.deps.clock.now();
-    const eligible = this.#ctx.registry.eligible(selector, now);
+    const local = this.#ctx.registry.eligible(selector, now);
+    const here = new Set(local.map((w) => w.id));
+    const remote = this.#remoteEligible(selector, now).filter((w) => !here.has(w.id));
+    const eligible = [...local, ...remote];
     if (eligible.length === 0) {
       const sel = canonicalSelector(selector);
       return sel === 'any'
@@ -63,7 +81,8 @@ export class WorkerSide {
         : `no healthy worker has labels ${sel}`;
     }
     let free = 0;
-    for (const w of eligible) free += Math.max(0, w.capacity - this.#busySlots(w.id));
+    for (const w of local) free += Math.max(0, w.capacity - busySlots(this.#ctx, w.id));
+    for (const w of remote) free += Math.max(0, w.capacity - w.busy);
     const pending = this.#ctx.runs
       .pending()
       .filter((p) => eligible.some((w) => matchesSelector(w.labels, p.selector))).length;
@@ -154,11 +173,35 @@ export class WorkerSide {
     return drop;
   }
 
-  /** Slots a worker has in use: runs it claimed, or reports, whichever is more. */
-  #busySlots(workerId: string): number {
-    const reported =
-      this.#ctx.registry.get(workerId)?.runningTasks.filter((t) => t.parentDagRunId === '')
-        .length ?? 0;
-    return Math.max(reported, this.#ctx.runs.slotsOf(workerId));
+  /** Healthy active workers other coordinators hear that take work and match `selector`. */
+  #remoteEligible(selector: Labels, now: Date): RemoteWorker[] {
+    if (this.fleet === undefined) return [];
+    return this.fleet
+      .others()
+      .filter(
+        (w) =>
+          w.accepting &&
+          w.state === 'active' &&
+          healthOf(new Date(w.lastHeartbeatMs), now) === WorkerHealth.Healthy &&
+          matchesSelector(w.labels, selector),
+      );
   }
 }
+
+/** A worker another coordinator hears, as `GET /workers` shows it. */
+const viewOf = (r: RemoteWorker, now: Date): WorkerView => {
+  const lastHeartbeat = new Date(r.lastHeartbeatMs);
+  return {
+    id: r.id,
+    labels: r.labels,
+    health: healthOf(lastHeartbeat, now),
+    lastHeartbeat,
+    runningTasks: [...r.runningTasks],
+    capacity: r.capacity,
+    version: r.version,
+    host: r.host,
+    startedAt: r.startedAt,
+    slotsBusy: r.slotsBusy,
+    state: r.state,
+  };
+};
