@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { roleOf } from '../e2e/support/pg-instance.js';
 import type { StartAll } from '../e2e/support/start-all.js';
 import {
   alive,
@@ -59,7 +58,9 @@ const stream = async (
   }
   await Promise.all(posts);
   await faulted;
-  if (faultError !== undefined) throw faultError;
+  if (faultError instanceof Error) throw faultError;
+  if (faultError !== undefined)
+    throw new Error(`the fault step failed: ${JSON.stringify(faultError)}`);
   return { accepted, refused };
 };
 
