@@ -200,7 +200,7 @@ const migration = async (pg, dir) => {
     writeFileSync(r.nodes[0].stdout, Array.from({ length: 20 }, (_, k) => `line ${k}\n`).join(''));
     writeFileSync(r.nodes[0].stderr, '');
   }
-  const { db } = await openPgStore({
+  const { db, close } = await openPgStore({
     url: await pg.createDatabase('moved'),
     poolSize: 5,
     logDir: join(home, 'logs'),
@@ -239,7 +239,7 @@ const migration = async (pg, dir) => {
       'none set',
     );
   } finally {
-    await db.end();
+    await close();
   }
 };
 
@@ -248,7 +248,7 @@ export default async function run() {
   const pg = await startPostgres();
   try {
     const url = await pg.createDatabase('bench');
-    const { db, store } = await openPgStore({
+    const { close, store } = await openPgStore({
       url,
       poolSize: 5,
       logDir: join(dir, 'logs'),
@@ -257,7 +257,7 @@ export default async function run() {
     try {
       await listingAndTail(store, url, dir);
     } finally {
-      await db.end();
+      await close();
     }
     await startAllSideBySide({ filesHome: dir, databaseUrl: url, dagName: 'etl', runs: RUNS });
     await migration(pg, dir);

@@ -4,7 +4,13 @@ export { PgRunStore, type PgRunStoreOptions } from './runs/pg-run-store.js';
 export { PgLease, type PgLeaseOptions } from './lease/pg-lease.js';
 export { PgScheduleFires } from './lease/schedule-fires.js';
 export { fencedDb, FencedWriteError, type Fence } from './lease/fenced-db.js';
-export { openPgStore, type OpenPgStoreOptions } from './open-pg-store.js';
+export { openPgStore, type OpenedPgStore, type OpenPgStoreOptions } from './open-pg-store.js';
+export {
+  InstanceHeartbeat,
+  type InstanceHeartbeatOptions,
+  type InstanceIdentity,
+  type InstanceLiveness,
+} from './instances/instance-heartbeat.js';
 export { copyFilesToPg, type FilesToPgOptions } from './move/files-to-pg.js';
 export { exportPgToFiles, type PgToFilesOptions } from './move/pg-to-files.js';
 export { reportLines, type KindCount, type MoveReport } from './move/move-report.js';

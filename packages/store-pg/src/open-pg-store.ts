@@ -1,6 +1,8 @@
 import type { Clock } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
+import { currentOwner } from '@trellis/store';
 import { PgDb } from './db/pg-db.js';
+import { InstanceHeartbeat } from './instances/instance-heartbeat.js';
 import { migrate } from './migrate/migrations.js';
 import { PgRunStore } from './runs/pg-run-store.js';
 
@@ -15,24 +17,43 @@ export interface OpenPgStoreOptions {
   readonly warn?: (message: string) => void;
   /** See `PgRunStoreOptions.onRecordSaved`. */
   readonly onRecordSaved?: (record: DagRunRecord) => void;
+  /**
+   * This process's heartbeat in `trellis_instances` (`InstanceHeartbeat`): how often it beats
+   * (`database.leaseRenewMs`) and after how long unseen an instance's runs are lost (3 x
+   * `database.leaseTtlMs`, docs/decisions.md). @default every 1000 ms, stale after 9000 ms
+   */
+  readonly heartbeat?: { readonly everyMs: number; readonly staleAfterMs: number };
+}
+
+/** The PostgreSQL store a process opened, and how to close it (heartbeat row, then pool). */
+export interface OpenedPgStore {
+  readonly db: PgDb;
+  readonly store: PgRunStore;
+  close(): Promise<void>;
 }
 
 /**
  * What a process does at start with the PostgreSQL store: opens the pool, applies pending
- * migrations (under the advisory lock, so instances starting together apply them once) and
- * returns the store with its pool (to `end` at shutdown).
+ * migrations (under the advisory lock, so instances starting together apply them once), writes
+ * its first heartbeat row and returns the store with its pool (to `close` at shutdown).
  */
-export const openPgStore = async (
-  opts: OpenPgStoreOptions,
-): Promise<{ db: PgDb; store: PgRunStore }> => {
+export const openPgStore = async (opts: OpenPgStoreOptions): Promise<OpenedPgStore> => {
   const db = new PgDb({
     url: opts.url,
     poolSize: opts.poolSize,
     ...(opts.warn ? { warn: opts.warn } : {}),
   });
+  const heartbeat = new InstanceHeartbeat({
+    url: opts.url,
+    self: currentOwner(),
+    ...(opts.heartbeat ?? { everyMs: 1000, staleAfterMs: 9000 }),
+    ...(opts.warn ? { warn: opts.warn } : {}),
+  });
   try {
     await migrate(db);
+    await heartbeat.start();
   } catch (e) {
+    await heartbeat.stop().catch(() => undefined);
     await db.end();
     throw e;
   }
@@ -42,6 +63,11 @@ export const openPgStore = async (
     clock: opts.clock,
     ...(opts.warn ? { warn: opts.warn } : {}),
     ...(opts.onRecordSaved ? { onRecordSaved: opts.onRecordSaved } : {}),
+    liveness: heartbeat,
   });
-  return { db, store };
+  const close = async (): Promise<void> => {
+    await heartbeat.stop();
+    await db.end();
+  };
+  return { db, store, close };
 };

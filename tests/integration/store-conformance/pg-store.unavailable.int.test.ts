@@ -2,19 +2,19 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRoutes } from '@trellis/api';
 import { AppError, systemClock } from '@trellis/core';
-import { openPgStore, type PgDb, type PgRunStore } from '@trellis/store-pg';
+import { openPgStore, type PgRunStore } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
 import { apiHarness, type ApiHarness } from '../support/api-harness.js';
 import { makeRecord } from './records.js';
 
 let pg: PrivatePostgres;
-let db: PgDb;
+let close: () => Promise<void>;
 let store: PgRunStore;
 let h: ApiHarness;
 
 beforeAll(async () => {
   pg = await startPostgres();
-  ({ db, store } = await openPgStore({
+  ({ close, store } = await openPgStore({
     url: pg.url,
     poolSize: 2,
     logDir: '/var/trellis/logs',
@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   h.cleanup();
-  await db.end();
+  await close();
   await pg.stop();
 });
 

@@ -63,20 +63,24 @@ export const openRuntimeStore = async (
 ): Promise<OpenedStore> => {
   if (config.database !== undefined) {
     const { openPgStore, PgLogChunkWriter } = await import('@trellis/store-pg');
-    const { db, store } = await openPgStore({
+    const ttlMs = config.database.leaseTtlMs;
+    const opened = await openPgStore({
       url: config.database.url,
       poolSize: config.database.poolSize,
       logDir: config.paths.logDir,
       clock: opts.clock,
       warn: opts.warn,
       onRecordSaved: opts.onRecordSaved,
+      // an instance unseen for three lease TTLs has lost its runs (docs/decisions.md)
+      heartbeat: { everyMs: config.database.leaseRenewMs, staleAfterMs: 3 * ttlMs },
     });
+    const { db, store } = opened;
     const logChunks = new PgLogChunkWriter(store.logs, {
       logDir: config.paths.logDir,
       runLogOf: async (run, root) => (await store.getRun(run, { root })).log,
       warn: opts.warn,
     });
-    return { store, kind: 'postgres', database: db, logChunks, close: () => db.end() };
+    return { store, kind: 'postgres', database: db, logChunks, close: () => opened.close() };
   }
   const store = new FsRunStore({
     dataDir: config.paths.dataDir,

@@ -17,6 +17,7 @@ import {
   type RunSummary,
 } from '@trellis/store';
 import type { PgDb } from '../db/pg-db.js';
+import type { InstanceLiveness } from '../instances/instance-heartbeat.js';
 import { followPgLog } from '../logs/pg-log-follow.js';
 import { PgLogs } from '../logs/pg-logs.js';
 import { PgRunRecorder } from '../logs/pg-recorder.js';
@@ -50,6 +51,11 @@ export interface PgRunStoreOptions {
   readonly onRecordSaved?: (record: DagRunRecord) => void;
   /** Runs the listing keeps in memory at most (`RunListingOptions.maxCachedRuns`). */
   readonly maxCachedRuns?: number;
+  /**
+   * Instance liveness (`trellis_instances`): with it, a run owned by a process not seen for
+   * `staleAfterMs` is orphaned whatever its host; without it, only the pid probe on this host.
+   */
+  readonly liveness?: InstanceLiveness;
 }
 
 interface RootOption {
@@ -72,6 +78,7 @@ export class PgRunStore {
   readonly #saves = new SerialChains();
   readonly #saved: (record: DagRunRecord) => void;
   readonly #listing: RunListing;
+  readonly #liveness: InstanceLiveness | undefined;
   readonly logs: PgLogs;
   /** Failed writes (`GET /health`, `svc_store_write_errors_total`), as the file store's. */
   readonly writeErrors: StoreWriteErrors;
@@ -82,6 +89,7 @@ export class PgRunStore {
     this.#clock = opts.clock;
     this.#warn = opts.warn ?? (() => undefined);
     this.#saved = opts.onRecordSaved ?? (() => undefined);
+    this.#liveness = opts.liveness;
     this.logs = new PgLogs(opts.db);
     this.#listing = new RunListing({
       db: opts.db,
@@ -265,13 +273,29 @@ export class PgRunStore {
     };
   }
 
-  /** Running runs whose local owner process is gone (see `isOrphanedOwner`). */
+  /**
+   * Running runs whose owner is gone: no owner, a local owner on this host whose process ended
+   * (`isOrphanedOwner`), or, with instance liveness, a local owner on any host whose heartbeat
+   * row was not seen for `staleAfterMs` (judged only while this process's own beats are steady).
+   * Runs on workers are the coordinator's to judge (the lost-worker rule).
+   */
   async findOrphanedRuns(): Promise<DagRunRecord[]> {
-    const r = await this.#db.query<{ record: DagRunRecord }>(
-      'SELECT record FROM trellis_runs WHERE status = $1',
-      [RunStatus.Running],
+    const judge = this.#liveness?.canJudge() === true;
+    const r = await this.#db.query<{ record: DagRunRecord; seen: boolean }>(
+      `SELECT r.record, EXISTS (SELECT 1 FROM trellis_instances i
+         WHERE i.host = r.record->'owner'->>'host'
+           AND i.pid::text = r.record->'owner'->>'pid'
+           AND i.process_start = r.record->'owner'->>'processStart'
+           AND i.last_seen > now() - $2 * interval '1 millisecond') AS seen
+       FROM trellis_runs r WHERE r.status = $1`,
+      [RunStatus.Running, this.#liveness?.staleAfterMs ?? 0],
     );
-    return r.rows.map((x) => x.record).filter((rec) => isOrphanedOwner(rec.owner));
+    return r.rows
+      .filter(({ record, seen }) => {
+        if (isOrphanedOwner(record.owner)) return true;
+        return judge && record.owner?.workerId === 'local' && !seen;
+      })
+      .map((x) => x.record);
   }
 
   /** Deletes a top-level run with its children and all their logs. Errors: not_found. */

@@ -1,0 +1,153 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import {
+  freePort,
+  spawnWorker,
+  startRedis,
+  type PrivateRedis,
+  type WorkerProcess,
+} from '@trellis/dispatch/testing';
+import { PgDb } from '@trellis/store-pg';
+import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
+import { roleOf, startPgInstance } from '../../e2e/support/pg-instance.js';
+import { callApi, type StartAll } from '../../e2e/support/start-all.js';
+import { Ledger } from './ledger.js';
+
+/** The lease of the HA fault tests: the defaults (docs/ha.md). */
+export const LEASE = { ttlMs: 3000, renewMs: 1000 };
+
+/**
+ * Two `start-all` on a private PostgreSQL and Redis, two workers given both coordinator
+ * addresses, and three DAGs: `emb` (run by the instance that starts it), `fleet` (a worker
+ * selector: run on a worker), both ledger steps, and `tick` (cron, every minute).
+ */
+export interface HaCluster {
+  readonly root: string;
+  readonly db: PgDb;
+  readonly ledger: Ledger;
+  readonly instances: StartAll[];
+  readonly workers: WorkerProcess[];
+  /** The instance whose GET /health says leader (exactly one), awaited. */
+  leader(candidates?: StartAll[]): Promise<StartAll>;
+  /** Every process's output tail, for a failure's message. */
+  context(): string;
+  stop(): Promise<void>;
+}
+
+let shared: { postgres: PrivatePostgres; redis: PrivateRedis } | undefined;
+
+/** The private PostgreSQL and Redis of the file (one of each, a database per scenario). */
+export const services = async (): Promise<{ postgres: PrivatePostgres; redis: PrivateRedis }> => {
+  if (!shared) {
+    const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+    shared = { postgres, redis };
+  }
+  return shared;
+};
+
+export const stopServices = async (): Promise<void> => {
+  if (!shared) return;
+  await Promise.all([shared.postgres.stop(), shared.redis.stop()]);
+  shared = undefined;
+};
+
+const writeDags = (dir: string, ledger: Ledger): void => {
+  mkdirSync(dir, { recursive: true });
+  const step = JSON.stringify(`${ledger.command(false)}; sleep 0.2`);
+  // no per-DAG limit: at 10 starts/s of each DAG, the default of one active run (0.2 s steps)
+  // would queue most of the stream behind itself, which is not the fault under test
+  const top = 'maxActiveRuns: -1\n';
+  writeFileSync(join(dir, 'emb.yaml'), `${top}steps:\n  - name: work\n    command: ${step}\n`);
+  writeFileSync(
+    join(dir, 'fleet.yaml'),
+    `${top}workerSelector:\n  pool: ha\nsteps:\n  - name: work\n    command: ${step}\n`,
+  );
+  writeFileSync(
+    join(dir, 'tick.yaml'),
+    'schedule: "* * * * *"\nsteps:\n  - name: s\n    command: echo tick\n',
+  );
+};
+
+export const startCluster = async (name: string): Promise<HaCluster> => {
+  const { postgres, redis } = await services();
+  const databaseUrl = await postgres.createDatabase(name);
+  const root = mkdtempSync(join(tmpdir(), `trellis-faults-${name}-`));
+  const ledger = new Ledger(root);
+  writeDags(join(root, 'dags'), ledger);
+  const db = new PgDb({ url: databaseUrl, poolSize: 2 });
+  const ports = [await freePort(), await freePort()];
+  const instances: StartAll[] = [];
+  const workers: WorkerProcess[] = [];
+  for (const [i, port] of ports.entries())
+    instances.push(
+      await startPgInstance({
+        root,
+        n: i + 1,
+        databaseUrl,
+        lease: LEASE,
+        // the stream's starts and the workers' reports share the pool: sized for 20 runs/s
+        env: { SVC_REDIS_URL: redis.url, SVC_DATABASE_POOL_SIZE: '20' },
+        args: ['--coordinator-port', String(port)],
+      }),
+    );
+  const addresses = ports.map((p) => `127.0.0.1:${p}`);
+  for (const [i, id] of ['ha-w1', 'ha-w2'].entries()) {
+    const home = join(root, `worker-${id}`);
+    mkdirSync(home);
+    // each worker is given both addresses, the first one differing, so each instance has one
+    const order = i === 0 ? addresses : [...addresses].reverse();
+    workers.push(
+      await spawnWorker({
+        id,
+        labels: { pool: 'ha' },
+        coordinator: order.join(','),
+        redisUrl: redis.url,
+        concurrency: 8,
+        graceSec: 30,
+        home,
+      }),
+    );
+  }
+  const context = (): string =>
+    [
+      ...instances.map((s, i) => `--- start-all ${i + 1}:\n${s.output().slice(-6000)}`),
+      ...workers.map((w) => `--- ${w.id}:\n${w.output().slice(-3000)}`),
+    ].join('\n');
+  const leader = async (candidates = instances): Promise<StartAll> => {
+    let found: StartAll | undefined;
+    await expect
+      .poll(
+        async () => {
+          const roles = await Promise.all(candidates.map((c) => roleOf(c).catch(() => 'gone')));
+          found = candidates[roles.indexOf('leader')];
+          return roles.filter((r) => r === 'leader').length;
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toBe(1);
+    return found as StartAll;
+  };
+  const stop = async (): Promise<void> => {
+    ledger.dispose();
+    for (const s of instances) s.proc.kill('SIGCONT');
+    await Promise.all(workers.map((w) => w.stop().catch(() => null)));
+    await Promise.all(instances.map((s) => s.stop().catch(() => null)));
+    await db.end();
+    rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+  };
+  return { root, db, ledger, instances, workers, leader, context, stop };
+};
+
+/** True while `s` has not exited. */
+export const alive = (s: StartAll): boolean =>
+  s.proc.exitCode === null && s.proc.signalCode === null;
+
+/** POSTs a start of `dag` to `s`: the run id when accepted (2xx), else undefined. */
+export const startRun = async (s: StartAll, dag: string): Promise<string | undefined> => {
+  const r = await callApi(`${s.url}/api/v2`, 'POST', `/dags/${dag}/start`, {}).catch(
+    () => undefined,
+  );
+  return r && r.status >= 200 && r.status < 300 ? (r.body.dagRunId as string) : undefined;
+};
