@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 /** The p-th percentile of `xs` (nearest rank). */
@@ -22,8 +23,11 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 export const jsonClient = (base) => {
   const agent = new Agent({ keepAlive: true });
-  const call = (method, path, body) =>
+  // `timed`: resolves `{ body, ms, parseMs }`, `ms` from the request to the answer's last byte
+  // (what the server and the wire cost), `parseMs` the client's JSON.parse apart
+  const call = (method, path, body, timed = false) =>
     new Promise((resolve, reject) => {
+      const t0 = performance.now();
       const req = request(
         `${base}${path}`,
         {
@@ -35,10 +39,16 @@ export const jsonClient = (base) => {
           const chunks = [];
           res.on('data', (c) => chunks.push(c));
           res.on('end', () => {
+            const ms = performance.now() - t0;
             const text = Buffer.concat(chunks).toString('utf8');
             if (res.statusCode >= 400)
               reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`));
-            else resolve(JSON.parse(text));
+            else if (!timed) resolve(JSON.parse(text));
+            else {
+              const p0 = performance.now();
+              const parsed = JSON.parse(text);
+              resolve({ body: parsed, ms, parseMs: performance.now() - p0 });
+            }
           });
         },
       );
@@ -47,6 +57,7 @@ export const jsonClient = (base) => {
     });
   return {
     get: (path) => call('GET', path),
+    timedGet: (path) => call('GET', path, undefined, true),
     post: (path, body) => call('POST', path, body),
     close: () => agent.destroy(),
   };
@@ -71,13 +82,13 @@ export const startServer = async (home, env = {}) => {
     });
     server.once('exit', (code) => reject(new Error(`server exited ${code}`)));
   });
-  const { get, post, close } = jsonClient(base);
+  const { get, timedGet, post, close } = jsonClient(base);
   const stop = async () => {
     close();
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
   };
-  return { base, get, post, stop, pid: server.pid };
+  return { base, get, timedGet, post, stop, pid: server.pid };
 };
 
 /**
