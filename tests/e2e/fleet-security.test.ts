@@ -155,7 +155,7 @@ describe('cordon, drain and SIGTERM', { timeout: 60_000 }, () => {
     await untilWorkers((l) => l.every((w) => w.state === 'active'), 'both active');
     const unknown = await cli(['worker', 'cordon', 'nobody', '--server', server.url]);
     expect(unknown.code).not.toBe(0);
-    expect(unknown.out).toContain('"nobody" is not connected');
+    expect(unknown.out).toContain('"nobody" is known to no coordinator');
   });
 
   it('drain: the worker finishes its run, exits and leaves GET /workers', async () => {

@@ -14,9 +14,20 @@ export {
   type WorkerState,
   type WorkerView,
 } from './registry/worker-registry.js';
-export { Coordinator, type ComponentState, type CoordinatorDeps } from './server/coordinator.js';
+export {
+  Coordinator,
+  type ComponentState,
+  type CoordinatorDeps,
+  type WorkerStateChange,
+} from './server/coordinator.js';
 export type { LogChunkSink, WorkerChange } from './server/coordinator-deps.js';
-export type { FleetPort, FleetSnapshot, FleetWorker, RemoteWorker } from './fleet/fleet-port.js';
+export type {
+  FleetPort,
+  FleetSnapshot,
+  FleetWorker,
+  RemoteWorker,
+  StateRequest,
+} from './fleet/fleet-port.js';
 export { MemoryFleet } from './fleet/memory-fleet.js';
 export type { ChildRunsPort, ChildStart } from './server/child-runs-port.js';
 export type { CoordinatorStore, RootScope } from './server/coordinator-store.js';

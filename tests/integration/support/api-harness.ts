@@ -191,6 +191,6 @@ const workersOf = (
   workers,
   setWorkerState: (id, state) => {
     const w = workers().find((x) => x.id === id);
-    return w && { ...w, state };
+    return Promise.resolve(w && { worker: { ...w, state }, handedOn: false });
   },
 });

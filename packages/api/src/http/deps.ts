@@ -44,13 +44,14 @@ export interface HttpDeps {
    */
   readonly workers?: () => readonly WorkerInfo[];
   /**
-   * Cordons, drains or uncordons (`active`) a worker: the worker after the change, undefined for
-   * an unknown one. Absent with `workers`.
+   * Cordons, drains or uncordons (`active`) a worker: the worker after the change, and whether
+   * the change was handed on to the coordinator it is connected to (applied within about a
+   * second); undefined for a worker no coordinator knows. Absent with `workers`.
    */
   readonly setWorkerState?: (
     id: string,
     state: 'active' | 'draining' | 'cordoned',
-  ) => WorkerInfo | undefined;
+  ) => Promise<{ readonly worker: WorkerInfo; readonly handedOn: boolean } | undefined>;
   /**
    * The event bus (run, step, queue and worker transitions): the long-poll on a run, GET /events
    * and the live log stream. Absent: those answer 503 service_unavailable.

@@ -17,7 +17,9 @@ const ACTIONS = [
 
 /**
  * Beside the spec's GET /workers (issue 19): an admin cordons, drains or uncordons a worker of
- * the fleet. Answers the worker after the change; 404 for a worker the coordinator does not know.
+ * the fleet. Answers the worker after the change: 200 when applied by this coordinator, 202 when
+ * handed on to the coordinator the worker is connected to (docs/decisions.md); 404 for a worker
+ * no coordinator knows; 503 while the hand-on cannot go through Redis.
  */
 export const workerRoutes = defineRoutes<HttpDeps>((r) =>
   ACTIONS.map(([action, state, summary]) =>
@@ -27,19 +29,19 @@ export const workerRoutes = defineRoutes<HttpDeps>((r) =>
       response: WorkerSchema,
       permission: 'workers:admin',
       summary,
-      handler: ({ params }, deps) => {
+      handler: async ({ params }, deps) => {
         if (!deps.setWorkerState)
           throw new AppError(
             ErrorCode.ServiceUnavailable,
             'no coordinator is running: workers exist in distributed mode (set SVC_REDIS_URL)',
           );
-        const w = deps.setWorkerState(params.id, state);
-        if (w === undefined)
+        const change = await deps.setWorkerState(params.id, state);
+        if (change === undefined)
           throw new AppError(
             ErrorCode.NotFound,
-            `worker ${JSON.stringify(params.id)} is not connected to this coordinator: see GET /api/v2/workers for the ids`,
+            `worker ${JSON.stringify(params.id)} is known to no coordinator: see GET /api/v2/workers for the ids`,
           );
-        return Promise.resolve({ status: 200, body: toApiWorker(w) });
+        return { status: change.handedOn ? 202 : 200, body: toApiWorker(change.worker) };
       },
     }),
   ),

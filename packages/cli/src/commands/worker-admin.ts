@@ -38,7 +38,7 @@ const adminCommand = (action: Action): Command => {
       id === undefined || positionals.length > 1
         ? 'name one worker id (see GET /api/v2/workers)'
         : values.server === undefined
-          ? 'name the server with --server <url> (the API of the coordinator the worker is connected to)'
+          ? 'name the server with --server <url> (the API of any coordinator)'
           : undefined;
     if (problem !== undefined || id === undefined || values.server === undefined) {
       io.err(`trellis worker ${action}: ${problem ?? 'missing argument'}\nusage: ${usage}`);

@@ -32,6 +32,19 @@ export interface FleetSnapshot {
 }
 
 /**
+ * An operator's cordon, drain or uncordon asked of a coordinator the worker is not connected to:
+ * the coordinator that hears it applies it at its next sync (docs/ha.md).
+ */
+export interface StateRequest {
+  readonly workerId: string;
+  readonly state: WorkerState;
+  /** Ignored after this (ms since the epoch, the asking coordinator's clock). */
+  readonly untilMs: number;
+  /** Unique per request: a newer one for the same worker replaces it. */
+  readonly token: string;
+}
+
+/**
  * Where coordinators sharing one Redis publish their workers and read each other's (the
  * dispatch package's `RedisFleet`; an in-memory one in tests). Calls reject, never hang, while
  * the backing service is away.
@@ -43,6 +56,12 @@ export interface FleetPort {
   read(): Promise<readonly FleetSnapshot[]>;
   /** The dispatch queues any coordinator put runs on (canonical selectors). */
   queues(): Promise<readonly string[]>;
+  /** Leaves a request for the coordinator that hears its worker (replaces an older one). */
+  requestState(req: StateRequest, ttlMs: number): Promise<void>;
+  /** The requests waiting, one per worker at most. */
+  requests(): Promise<readonly StateRequest[]>;
+  /** Removes `req` once applied or lapsed, unless a newer request for its worker replaced it. */
+  settle(req: StateRequest): Promise<void>;
 }
 
 /** A worker heard by another coordinator: the freshest snapshot that lists it. */

@@ -1,4 +1,4 @@
-import type { FleetPort, FleetSnapshot } from './fleet-port.js';
+import type { FleetPort, FleetSnapshot, StateRequest } from './fleet-port.js';
 
 /**
  * A {@link FleetPort} in memory, shared by the coordinators of one test; `down` makes every call
@@ -7,6 +7,7 @@ import type { FleetPort, FleetSnapshot } from './fleet-port.js';
 export class MemoryFleet implements FleetPort {
   readonly #snapshots = new Map<string, { snapshot: FleetSnapshot; until: number }>();
   readonly #queues = new Set<string>();
+  readonly #requests = new Map<string, StateRequest>();
   down = false;
   readonly #now: () => number;
 
@@ -38,5 +39,22 @@ export class MemoryFleet implements FleetPort {
   queues(): Promise<readonly string[]> {
     if (this.down) return Promise.reject(new Error('Redis is not reachable'));
     return Promise.resolve([...this.#queues]);
+  }
+
+  requestState(req: StateRequest): Promise<void> {
+    if (this.down) return Promise.reject(new Error('Redis is not reachable'));
+    this.#requests.set(req.workerId, { ...req });
+    return Promise.resolve();
+  }
+
+  requests(): Promise<readonly StateRequest[]> {
+    if (this.down) return Promise.reject(new Error('Redis is not reachable'));
+    return Promise.resolve([...this.#requests.values()].map((r) => ({ ...r })));
+  }
+
+  settle(req: StateRequest): Promise<void> {
+    if (this.down) return Promise.reject(new Error('Redis is not reachable'));
+    if (this.#requests.get(req.workerId)?.token === req.token) this.#requests.delete(req.workerId);
+    return Promise.resolve();
   }
 }

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { AppError, ErrorCode } from '@trellis/core';
 import { UNHEALTHY_MS } from '../registry/worker-health.js';
-import { FORGET_AFTER_MS } from '../registry/worker-registry.js';
+import { FORGET_AFTER_MS, type WorkerState } from '../registry/worker-registry.js';
 import { busySlots } from '../server/busy-slots.js';
 import type { CoordinatorContext } from '../server/coordinator-context.js';
 import { runKey } from '../server/remote-runs.js';
 import type { FleetPort, FleetSnapshot, FleetWorker, RemoteWorker } from './fleet-port.js';
 import { forgetClaimedElsewhere } from './pending-elsewhere.js';
+import { applyStateRequests } from './state-requests.js';
 
 /** What the shared view asks of the coordinator around it. */
 export interface SharedFleetHooks {
@@ -13,6 +15,8 @@ export interface SharedFleetHooks {
   advertise(): string;
   /** A dispatch queue another coordinator put runs on: this one's workers consume it too. */
   addQueue(name: string): void;
+  /** Applies an operator's state, handed on by another coordinator, to a worker connected here. */
+  setState(id: string, state: WorkerState): void;
 }
 
 /**
@@ -68,6 +72,10 @@ export class SharedFleet {
           this.#queues.add(q);
           this.#hooks.addQueue(q);
         }
+      await applyStateRequests(this.#ctx, this.#port, {
+        heardAfter: (id, since) => this.heardAfter(id, since),
+        setState: (id, state) => this.#hooks.setState(id, state),
+      });
       if (this.#failing) this.#ctx.warn('the shared worker view is back (Redis answers again)');
       this.#failing = false;
     } catch (e) {
@@ -102,6 +110,28 @@ export class SharedFleet {
   heardAfter(id: string, sinceMs: number): RemoteWorker | undefined {
     const r = this.#remote.get(id);
     return r !== undefined && r.live && r.lastHeartbeatMs > sinceMs ? r : undefined;
+  }
+
+  /**
+   * Hands an operator's cordon, drain or uncordon of a worker another live coordinator hears on
+   * to that coordinator, which applies it at its next sync (or the worker's next coordinator, if
+   * it moves meanwhile). The worker as it will be; undefined when no live coordinator hears it.
+   * Rejects with 503 service_unavailable while Redis does not answer.
+   */
+  async handOn(id: string, state: WorkerState): Promise<RemoteWorker | undefined> {
+    const r = this.#remote.get(id);
+    if (r === undefined || !r.live) return undefined;
+    const ttl = Math.max(this.#lostAfterMs(), 3 * this.#everyMs);
+    const untilMs = this.#ctx.deps.clock.now().getTime() + ttl;
+    try {
+      await this.#port.requestState({ workerId: id, state, untilMs, token: randomUUID() }, ttl);
+    } catch (e) {
+      throw new AppError(
+        ErrorCode.ServiceUnavailable,
+        `worker ${JSON.stringify(id)} is connected to the coordinator at ${r.advertise}, and the request cannot reach it: Redis does not answer (${(e as Error).message}); retry once Redis is back, or ask that coordinator's API`,
+      );
+    }
+    return { ...r, state };
   }
 
   #lostAfterMs(): number {

@@ -20,6 +20,12 @@ import { WorkerSide } from './worker-side.js';
 
 export type { ComponentState, CoordinatorDeps } from './coordinator-deps.js';
 
+/** An operator's state change of a worker: as it is or will be; `handedOn` to its coordinator. */
+export interface WorkerStateChange {
+  readonly worker: WorkerView;
+  readonly handedOn: boolean;
+}
+
 /**
  * The gRPC coordinator (docs/architecture.md): the worker registry (health from heartbeat age),
  * claims, ordered status reports and log chunks written to the store (it is the single writer
@@ -65,7 +71,11 @@ export class Coordinator {
         : new SharedFleet(
             this.#ctx,
             deps.fleet,
-            { advertise: () => this.advertise, addQueue: (n) => this.addQueue(n) },
+            {
+              advertise: () => this.advertise,
+              addQueue: (n) => this.addQueue(n),
+              setState: (id, state) => void workers.setState(id, state),
+            },
             deps.fleetSyncMs,
           );
     workers.fleet = this.#fleet;
@@ -139,10 +149,13 @@ export class Coordinator {
 
   /**
    * Cordons (no new runs), drains (no new runs, then the worker exits) or uncordons (`active`) a
-   * worker. The view after the change, or undefined for an unknown worker.
+   * worker: at once when it is connected here, else handed on to the coordinator that hears it
+   * (`handedOn`, applied at that one's next fleet sync). The worker after the change, or
+   * undefined for a worker no coordinator knows. Rejects with 503 service_unavailable when the
+   * request must go through Redis and Redis does not answer.
    */
-  setWorkerState(id: string, state: WorkerState): WorkerView | undefined {
-    return this.#rooms.workers.setState(id, state);
+  async setWorkerState(id: string, state: WorkerState): Promise<WorkerStateChange | undefined> {
+    return this.#rooms.workers.request(id, state);
   }
 
   /** Makes a dispatch queue known, so matching workers are told to consume it. */

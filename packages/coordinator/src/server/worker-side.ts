@@ -149,6 +149,30 @@ export class WorkerSide {
     return this.list().find((w) => w.id === id);
   }
 
+  /**
+   * An operator's cordon, drain or uncordon from the API: applied here to a worker this
+   * coordinator hears freshest, else handed on to the live coordinator that hears it (sharing
+   * one Redis), which applies it at its next sync. The worker as it is or will be, and whether it
+   * was handed on; undefined for a worker no coordinator knows.
+   */
+  async request(
+    id: string,
+    state: WorkerState,
+  ): Promise<{ worker: WorkerView; handedOn: boolean } | undefined> {
+    const local = this.#ctx.registry.get(id);
+    const fresher =
+      local === undefined || local.assumed === true
+        ? this.fleet?.heardAfter(id, -Infinity)
+        : this.fleet?.heardAfter(id, local.lastHeartbeat.getTime());
+    if (fresher === undefined) {
+      const worker = this.setState(id, state);
+      return worker && { worker, handedOn: false };
+    }
+    const remote = await this.fleet?.handOn(id, state);
+    if (remote === undefined) return undefined;
+    return { worker: viewOf(remote, this.#ctx.deps.clock.now()), handedOn: true };
+  }
+
   /** A worker that exited after a graceful stop: forgotten unless it still has runs here. */
   deregister(req: DeregisterRequest): DeregisterAck {
     const w = this.#ctx.registry.get(req.workerId);

@@ -32,6 +32,7 @@ const side = (name: string, store: MemoryCoordinatorStore, clock: FakeClock, por
   const fleet = new SharedFleet(ctx, port, {
     advertise: () => `${name}:50055`,
     addQueue: (q) => workers.addQueue(q),
+    setState: (id, state) => void workers.setState(id, state),
   });
   workers.fleet = fleet;
   lost.fleet = fleet;

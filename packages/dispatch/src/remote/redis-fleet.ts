@@ -1,12 +1,20 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '@trellis/core';
-import type { FleetPort, FleetSnapshot } from '@trellis/coordinator';
+import type { FleetPort, FleetSnapshot, StateRequest } from '@trellis/coordinator';
 import { DEFAULT_PREFIX, queuesKey } from './job-data.js';
 
 /** Sorted set of coordinator ids, each scored with when its snapshot lapses (ms). */
 const indexKey = (prefix: string): string => `${prefix}:fleet:coordinators`;
 /** One coordinator's snapshot (JSON), expiring on its own. */
 const snapshotKey = (prefix: string, id: string): string => `${prefix}:fleet:c:${id}`;
+/** Hash of the state requests waiting for a worker's coordinator: worker id → JSON request. */
+const requestsKey = (prefix: string): string => `${prefix}:fleet:requests`;
+/** Removes a request unless a newer one for the same worker replaced it. */
+const SETTLE = `local v = redis.call('HGET', KEYS[1], ARGV[1])
+if v and cjson.decode(v).token == ARGV[2] then
+  return redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 0`;
 
 /**
  * The shared worker view of coordinators on one Redis (docs/ha.md, "Workers across
@@ -61,6 +69,38 @@ export class RedisFleet implements FleetPort {
   async queues(): Promise<readonly string[]> {
     this.#ready();
     return this.#redis.smembers(queuesKey(this.#prefix));
+  }
+
+  /** Each request carries its own expiry; the hash as a whole lapses after the last one's. */
+  async requestState(req: StateRequest, ttlMs: number): Promise<void> {
+    this.#ready();
+    const key = requestsKey(this.#prefix);
+    const replies = await this.#redis
+      .multi()
+      .hset(key, req.workerId, JSON.stringify(req))
+      .pexpire(key, ttlMs)
+      .exec();
+    const failed = replies?.find(([e]) => e !== null)?.[0];
+    if (failed) throw failed;
+  }
+
+  async requests(): Promise<readonly StateRequest[]> {
+    this.#ready();
+    const all = await this.#redis.hgetall(requestsKey(this.#prefix));
+    const out: StateRequest[] = [];
+    for (const text of Object.values(all)) {
+      try {
+        out.push(JSON.parse(text) as StateRequest);
+      } catch {
+        // written by something else under our prefix: not a request
+      }
+    }
+    return out;
+  }
+
+  async settle(req: StateRequest): Promise<void> {
+    this.#ready();
+    await this.#redis.eval(SETTLE, 1, requestsKey(this.#prefix), req.workerId, req.token);
   }
 
   #ready(): void {
