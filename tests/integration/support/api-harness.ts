@@ -58,6 +58,8 @@ export const apiHarness = (
     sse?: HttpDeps['sse'];
     /** The worker registry GET /workers reads; absent = no coordinator (503). */
     workers?: HttpDeps['workers'];
+    /** Cordon, drain and uncordon (with `workers`). @default the listed worker in its new state */
+    setWorkerState?: HttpDeps['setWorkerState'];
     /** An existing home (a server restarted on it); `cleanup` removes it. @default a new one */
     home?: TempHome;
     /** The clock of the idempotency keys (`<home>/data/idempotency`). @default systemClock */
@@ -97,6 +99,7 @@ export const apiHarness = (
     metrics: () => Promise.resolve({ contentType: 'text/plain', body: '' }),
     ...(opts.queueConfig ? { queueConfig: opts.queueConfig } : {}),
     ...(opts.workers ? workersOf(opts.workers) : {}),
+    ...(opts.workers && opts.setWorkerState ? { setWorkerState: opts.setWorkerState } : {}),
     ...webhooksOf(opts.webhooks?.(runEvents, home)),
   };
   return {
