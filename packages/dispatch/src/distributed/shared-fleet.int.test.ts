@@ -1,83 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
-import { Coordinator, CoordinatorClient } from '@trellis/coordinator';
 import type { DagRunRecord } from '@trellis/spec';
-import { FsRunStore } from '@trellis/store';
-import { FakeClock } from '@trellis/testkit';
-import type { Redis } from 'ioredis';
-import { createRedis } from '../remote/redis-connection.js';
-import { RedisFleet } from '../remote/redis-fleet.js';
-import { startRedis, type PrivateRedis } from '../../test/support/redis-server.js';
+import { beat, syncBoth, useRedisCoordinators } from '../../test/support/redis-coordinators.js';
 
-/**
- * Two coordinators in this process on one file store and one private redis-server, sharing
- * their workers through `RedisFleet` (docs/ha.md, "Workers across coordinators"); a worker is a
- * gRPC client sending heartbeats to one or the other; a FakeClock ages the heartbeats.
- */
-let redis: PrivateRedis;
-let home: string;
-let clock: FakeClock;
-let store: FsRunStore;
-let conns: Redis[];
-let a: Coordinator;
-let b: Coordinator;
-let toA: CoordinatorClient;
-let toB: CoordinatorClient;
-
-const coordinator = async (): Promise<Coordinator> => {
-  const conn = createRedis(redis.url);
-  conns.push(conn);
-  await new Promise((r) => conn.once('ready', r));
-  const c = new Coordinator({
-    store,
-    clock,
-    logDir: join(home, 'logs'),
-    port: 0,
-    fleet: new RedisFleet(conn, clock),
-    // the sweeps are run by the test
-    sweepEveryMs: 3_600_000,
-    fleetSyncMs: 3_600_000,
-  });
-  await c.start();
-  return c;
-};
-
-beforeAll(async () => {
-  redis = await startRedis();
-  home = mkdtempSync(join(tmpdir(), 'trellis-shared-fleet-'));
-  clock = new FakeClock(Date.now());
-  store = new FsRunStore({ dataDir: join(home, 'data'), logDir: join(home, 'logs'), clock });
-  conns = [];
-  a = await coordinator();
-  b = await coordinator();
-  toA = new CoordinatorClient({ address: `127.0.0.1:${a.port}`, clock });
-  toB = new CoordinatorClient({ address: `127.0.0.1:${b.port}`, clock });
-});
-
-afterAll(async () => {
-  toA.close();
-  toB.close();
-  await a.stop();
-  await b.stop();
-  for (const c of conns) c.disconnect();
-  await redis.stop();
-  rmSync(home, { recursive: true, force: true });
-});
+/** Two coordinators sharing their workers through one private redis-server (the helper's). */
+const t = useRedisCoordinators('trellis-shared-fleet-');
 
 const ref = { name: 'job', dagRunId: 'r1' };
+const task = [{ run: ref, root: ref, parent: null, startedAt: '' }];
 const running = (workerId: string): DagRunRecord => ({
   name: 'job',
   dagRunId: 'r1',
   root: ref,
   status: RunStatus.Running,
-  createdAt: clock.now().toISOString(),
+  createdAt: t.clock.now().toISOString(),
   queuedAt: '',
-  startedAt: clock.now().toISOString(),
+  startedAt: t.clock.now().toISOString(),
   finishedAt: '',
-  log: store.runLogPath(ref),
+  log: t.store.runLogPath(ref),
   params: [],
   nodes: [],
   preconditions: [],
@@ -87,52 +27,34 @@ const running = (workerId: string): DagRunRecord => ({
   revision: 1,
 });
 
-const beat = async (to: Coordinator, client: CoordinatorClient, id: string, runs = false) => {
-  await client.heartbeat({
-    workerId: id,
-    labels: { pool: id },
-    capacity: 2,
-    runningTasks: runs ? [{ run: ref, root: ref, parent: null, startedAt: '' }] : [],
-    incarnation: 'i1',
-    accepting: true,
-  });
-  await to.heartbeatsSettled();
-};
-
-const syncBoth = async (): Promise<void> => {
-  await a.syncFleet();
-  await b.syncFleet();
-  await a.syncFleet();
-};
-
 describe('replicated coordinators share their workers through Redis', { timeout: 30_000 }, () => {
   it('reports availability and lists a worker connected only to the other coordinator', async () => {
-    await beat(b, toB, 'gpu-1');
-    expect(a.availability({ pool: 'gpu-1' })).toBe('no healthy worker has labels pool=gpu-1');
-    await syncBoth();
-    expect(a.availability({ pool: 'gpu-1' })).toBeNull();
-    expect(a.workers().map((w) => [w.id, w.health])).toEqual([['gpu-1', 'healthy']]);
+    await beat(t.b, t.toB, 'gpu-1');
+    expect(t.a.availability({ pool: 'gpu-1' })).toBe('no healthy worker has labels pool=gpu-1');
+    await syncBoth(t);
+    expect(t.a.availability({ pool: 'gpu-1' })).toBeNull();
+    expect(t.a.workers().map((w) => [w.id, w.health])).toEqual([['gpu-1', 'healthy']]);
   });
 
   it('keeps the runs of a worker that moved from one to the other, and loses them once no one hears it', async () => {
-    await store.createRun(running('mover'), { dag: { name: 'job', steps: [] }, localDags: [] });
-    await beat(a, toA, 'mover', true); // a adopts the run from the store
+    await t.store.createRun(running('mover'), { dag: { name: 'job', steps: [] }, localDags: [] });
+    await beat(t.a, t.toA, 'mover', task); // a adopts the run from the store
     // It moves to b and beats there for longer than the lost-worker threshold.
     for (let i = 0; i < 16; i++) {
-      await clock.advanceBy(1_000);
-      await beat(b, toB, 'mover', true);
-      await syncBoth();
+      await t.clock.advanceBy(1_000);
+      await beat(t.b, t.toB, 'mover', task);
+      await syncBoth(t);
     }
-    await a.sweepLostWorkers();
-    await b.sweepLostWorkers();
-    expect((await store.getRun(ref)).status).toBe(RunStatus.Running);
-    expect(a.workers().find((w) => w.id === 'mover')?.health).toBe('healthy');
+    await t.a.sweepLostWorkers();
+    await t.b.sweepLostWorkers();
+    expect((await t.store.getRun(ref)).status).toBe(RunStatus.Running);
+    expect(t.a.workers().find((w) => w.id === 'mover')?.health).toBe('healthy');
     // Heard by no one for the threshold: lost, its run failed naming it.
-    await clock.advanceBy(16_000);
-    await syncBoth();
-    await a.sweepLostWorkers();
-    await b.sweepLostWorkers();
-    const lost = await store.getRun(ref);
+    await t.clock.advanceBy(16_000);
+    await syncBoth(t);
+    await t.a.sweepLostWorkers();
+    await t.b.sweepLostWorkers();
+    const lost = await t.store.getRun(ref);
     expect(lost.status).toBe(RunStatus.Failed);
     expect(lost.error).toMatch(/^worker "mover" was lost: no heartbeat since/);
   });
