@@ -134,6 +134,21 @@ export class SharedFleet {
     return { ...r, state };
   }
 
+  /**
+   * Removes a request handed on for `id` and not yet applied: an operator's newer change, made
+   * here, wins over it. Never rejects (Redis away: the request may still apply; said once).
+   */
+  async supersede(id: string): Promise<void> {
+    try {
+      for (const req of await this.#port.requests())
+        if (req.workerId === id) await this.#port.settle(req);
+    } catch (e) {
+      this.#ctx.warn(
+        `worker ${JSON.stringify(id)}: an older cordon, drain or uncordon asked of another coordinator may still apply: Redis does not answer (${(e as Error).message})`,
+      );
+    }
+  }
+
   #lostAfterMs(): number {
     return this.#ctx.deps.lostAfterMs ?? UNHEALTHY_MS;
   }

@@ -48,6 +48,17 @@ describe('cordon, drain and uncordon asked of a coordinator the worker is not co
     expect(await port.requests()).toEqual([]);
   });
 
+  it("lets a newer change made on the worker's coordinator win over an older request", async () => {
+    const { a, b, port, sync } = twoCoordinators();
+    await b.beat('w1');
+    await sync();
+    await a.workers.request('w1', 'cordoned');
+    expect(await b.workers.request('w1', 'active')).toMatchObject({ handedOn: false });
+    expect(await port.requests()).toEqual([]);
+    await b.fleet.sync();
+    expect(b.ctx.registry.adminStateOf('w1')).toBeUndefined();
+  });
+
   it('answers undefined for a worker no coordinator knows', async () => {
     const { a, b, sync } = twoCoordinators();
     await b.beat('w1');

@@ -166,6 +166,7 @@ export class WorkerSide {
         : this.fleet?.heardAfter(id, local.lastHeartbeat.getTime());
     if (fresher === undefined) {
       const worker = this.setState(id, state);
+      if (worker !== undefined) await this.fleet?.supersede(id);
       return worker && { worker, handedOn: false };
     }
     const remote = await this.fleet?.handOn(id, state);
