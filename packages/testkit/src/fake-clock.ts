@@ -41,21 +41,19 @@ export class FakeClock implements Clock {
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.timers = this.timers.filter((t) => t !== timer);
+        reject(signal?.reason as Error);
+      };
       const timer: Timer = {
         due: this.nowMs + Math.max(0, ms),
         seq: this.seq++,
         ms,
-        resolve: () => resolve(),
+        // as the system clock does: a sleep that ended leaves no listener on the signal
+        resolve: () => (signal?.removeEventListener('abort', onAbort), resolve()),
       };
       this.timers.push(timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.timers = this.timers.filter((t) => t !== timer);
-          reject(signal.reason as Error);
-        },
-        { once: true },
-      );
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

@@ -123,6 +123,35 @@ describe('the lost-worker rule across coordinators', () => {
     expect(b.updates).toEqual([]);
   });
 
+  it('says nothing of failed syncs that do not last (the connection still being made at start)', async () => {
+    const { a, port } = twoCoordinators();
+    port.down = true;
+    await a.fleet.sync();
+    await a.fleet.sync();
+    port.down = false;
+    await a.fleet.sync();
+    expect(a.warnings).toEqual([]);
+  });
+
+  it('leaves no abort listener behind for each sync of its loop', async () => {
+    const { a, port, clock } = twoCoordinators();
+    let publishes = 0;
+    const publish = port.publish.bind(port);
+    port.publish = (...args) => (publishes++, publish(...args));
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      await a.fleet.start();
+      while (publishes < 15) await clock.advanceBy(1_000);
+      await a.fleet.stop();
+      await new Promise((r) => setImmediate(r)); // a warning is emitted on a later tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('falls back to its own workers while Redis is away, saying so once, and back', async () => {
     const { a, b, port, clock, store, sync } = twoCoordinators();
     store.put(record());

@@ -20,12 +20,19 @@ export interface SharedFleetHooks {
 }
 
 /**
+ * Failed syncs in a row before the fallback to this coordinator's own workers is reported: the
+ * first sync runs while the Redis connection is still being made, and a blip is not news.
+ */
+const WARN_AFTER_FAILURES = 3;
+
+/**
  * The workers of every coordinator sharing one Redis (docs/ha.md, "Workers across
  * coordinators"). Every `everyMs` it publishes this coordinator's workers (heartbeat time,
  * labels, capacity, slots in use) and reads the others'; between two syncs, availability, the
  * lost-worker rule and `GET /workers` read the copy held here, so no hot path waits on Redis.
  * The local registry stays authoritative for local workers. When Redis is away the copy ages
- * (its heartbeats grow old) and the coordinator falls back to its own workers; said once.
+ * (its heartbeats grow old) and the coordinator falls back to its own workers; said once,
+ * when it has lasted `WARN_AFTER_FAILURES` syncs.
  */
 export class SharedFleet {
   readonly id = randomUUID();
@@ -40,7 +47,8 @@ export class SharedFleet {
   readonly #queues = new Set<string>();
   /** Each coordinator's last `publishedAtMs` seen, and when (this clock) it changed. */
   readonly #published = new Map<string, { value: number; changedAtMs: number }>();
-  #failing = false;
+  /** Syncs failed in a row. */
+  #failures = 0;
 
   constructor(ctx: CoordinatorContext, port: FleetPort, hooks: SharedFleetHooks, everyMs = 1_000) {
     this.#ctx = ctx;
@@ -76,14 +84,15 @@ export class SharedFleet {
         heardAfter: (id, since) => this.heardAfter(id, since),
         setState: (id, state) => this.#hooks.setState(id, state),
       });
-      if (this.#failing) this.#ctx.warn('the shared worker view is back (Redis answers again)');
-      this.#failing = false;
+      if (this.#failures >= WARN_AFTER_FAILURES)
+        this.#ctx.warn('the shared worker view is back (Redis answers again)');
+      this.#failures = 0;
     } catch (e) {
-      if (!this.#failing)
+      // said once, and only once it lasts: at start the connection is still being made
+      if (++this.#failures === WARN_AFTER_FAILURES)
         this.#ctx.warn(
           `the shared worker view cannot be synced through Redis (${(e as Error).message}): this coordinator sees only its own workers until it can`,
         );
-      this.#failing = true;
     }
     await forgetClaimedElsewhere(this.#ctx, this.#listedElsewhere()).catch((e: unknown) =>
       this.#ctx.warn(`checking dispatched runs claimed elsewhere: ${(e as Error).message}`),
@@ -252,11 +261,16 @@ export class SharedFleet {
       } catch {
         return;
       }
-      // A sync stuck on a Redis that stopped answering must not hold up stop().
+      // A sync stuck on a Redis that stopped answering must not hold up stop(); the listener
+      // goes with each sync (one left per second would pile up on the signal for ever).
+      let onAbort: (() => void) | undefined;
       await Promise.race([
         this.sync(),
-        new Promise((r) => signal.addEventListener('abort', r, { once: true })),
+        new Promise<void>((r) =>
+          signal.addEventListener('abort', (onAbort = () => r()), { once: true }),
+        ),
       ]);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
     }
   }
 }
