@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { NodeStatus, RunStatus, type Clock } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
 
@@ -16,6 +17,8 @@ export interface LostRunsDeps {
   };
   readonly clock: Clock;
   readonly processes: LostRunsProbe;
+  /** This host's name, as a run's owner records it. @default os.hostname() */
+  readonly host?: string;
 }
 
 /**
@@ -29,9 +32,12 @@ export const recoverLostRuns = async (deps: LostRunsDeps): Promise<DagRunRecord[
   const now = deps.clock.now().toISOString();
   for (const run of orphans) {
     const who = run.owner ? `pid ${run.owner.pid} on ${run.owner.host}` : 'an unknown process';
+    // a step's pid names a process on its owner's host only: another host's pid here is a
+    // stranger (the PostgreSQL store finds runs of instances lost on other hosts)
+    const here = run.owner === undefined || run.owner.host === (deps.host ?? hostname());
     for (const n of [...run.nodes, run.onSuccess, run.onFailure, run.onCancel, run.onExit]) {
       if (!n || n.status !== NodeStatus.Running) continue;
-      if (n.pid !== undefined) killLeftover(deps.processes, n.pid, n.startedAt);
+      if (here && n.pid !== undefined) killLeftover(deps.processes, n.pid, n.startedAt);
       n.status = NodeStatus.Failed;
       n.error = `the process running this step (${who}) died`;
       n.finishedAt = now;

@@ -276,24 +276,28 @@ export class PgRunStore {
   /**
    * Running runs whose owner is gone: no owner, a local owner on this host whose process ended
    * (`isOrphanedOwner`), or, with instance liveness, a local owner on any host whose heartbeat
-   * row was not seen for `staleAfterMs` (judged only while this process's own beats are steady).
+   * row was not seen for `staleAfterMs` (judged only while this process's own beats are steady;
+   * an owner with no row at all, a process of an earlier version, is left to the pid probe).
    * Runs on workers are the coordinator's to judge (the lost-worker rule).
    */
   async findOrphanedRuns(): Promise<DagRunRecord[]> {
     const judge = this.#liveness?.canJudge() === true;
-    const r = await this.#db.query<{ record: DagRunRecord; seen: boolean }>(
-      `SELECT r.record, EXISTS (SELECT 1 FROM trellis_instances i
-         WHERE i.host = r.record->'owner'->>'host'
-           AND i.pid::text = r.record->'owner'->>'pid'
-           AND i.process_start = r.record->'owner'->>'processStart'
-           AND i.last_seen > now() - $2 * interval '1 millisecond') AS seen
-       FROM trellis_runs r WHERE r.status = $1`,
+    // `last_seen` is null when the owner has no row: a process of a version before instance
+    // liveness (a rolling upgrade), which only the pid probe can judge
+    const r = await this.#db.query<{ record: DagRunRecord; last_seen: Date | null; seen: boolean }>(
+      `SELECT r.record, i.last_seen,
+         COALESCE(i.last_seen > now() - $2 * interval '1 millisecond', false) AS seen
+       FROM trellis_runs r LEFT JOIN trellis_instances i
+         ON i.host = r.record->'owner'->>'host'
+        AND i.pid::text = r.record->'owner'->>'pid'
+        AND i.process_start = r.record->'owner'->>'processStart'
+       WHERE r.status = $1`,
       [RunStatus.Running, this.#liveness?.staleAfterMs ?? 0],
     );
     return r.rows
-      .filter(({ record, seen }) => {
+      .filter(({ record, last_seen, seen }) => {
         if (isOrphanedOwner(record.owner)) return true;
-        return judge && record.owner?.workerId === 'local' && !seen;
+        return judge && record.owner?.workerId === 'local' && last_seen !== null && !seen;
       })
       .map((x) => x.record);
   }
