@@ -78,8 +78,11 @@ export const serve = async (
   if (early.earlyHealth) announce();
   let ready: ServingApp | undefined;
   try {
-    const { wireApp } = await import('./serve-app.js'); // the API, runtime and scheduler
-    ready = await wireApp(io, flags, config, { withScheduler: opts.withScheduler, startedAt });
+    // the API, runtime and scheduler
+    const wiring = import('./serve-app.js').then(({ wireApp }) =>
+      wireApp(io, flags, config, { withScheduler: opts.withScheduler, startedAt }),
+    );
+    ready = await readyUnlessStopped(wiring, until, io);
   } finally {
     if (ready === undefined) {
       stopReloads();
@@ -151,4 +154,41 @@ const listen = async (
     return undefined;
   }
   return api;
+};
+
+/** How long a start-up may still take once a SIGTERM or SIGINT came during it. */
+export const STARTUP_STOP_MS = 10_000;
+
+/**
+ * The app once wired; but when a stop signal comes during start-up and the start-up then takes
+ * more than {@link STARTUP_STOP_MS} (a database or Redis that does not answer, a migration
+ * lock another instance holds), undefined, so the process exits instead of waiting for ever.
+ * A start-up that ends within the bound is stopped cleanly as usual.
+ */
+const readyUnlessStopped = async (
+  wiring: Promise<ServingApp | undefined>,
+  until: Promise<unknown>,
+  io: CliIo,
+): Promise<ServingApp | undefined> => {
+  let timer: NodeJS.Timeout | undefined;
+  const GAVE_UP = Symbol('gave up');
+  const givenUp = until.then(
+    () =>
+      new Promise<typeof GAVE_UP>((resolve) => {
+        timer = setTimeout(() => resolve(GAVE_UP), STARTUP_STOP_MS);
+      }),
+  );
+  try {
+    const ready = await Promise.race([wiring, givenUp]);
+    if (ready === GAVE_UP) {
+      wiring.catch(() => undefined); // its end no longer matters: the process exits
+      io.err(
+        `start-up did not finish within ${STARTUP_STOP_MS / 1000}s of the stop signal (check that the database and Redis answer); exiting without serving`,
+      );
+      return undefined;
+    }
+    return ready;
+  } finally {
+    clearTimeout(timer);
+  }
 };

@@ -22,7 +22,7 @@ const migrationsDir = (): string => {
  * The advisory lock key under which migrations are applied: two instances starting together
  * take turns, and the second finds nothing left to do. ("trell" in ASCII.)
  */
-const MIGRATION_LOCK_KEY = 0x7472656c6c;
+export const MIGRATION_LOCK_KEY = 0x7472656c6c;
 
 /** One versioned migration: `NNN_name.sql` in the package's `migrations/` folder. */
 interface Migration {
