@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeStatus, RunStatus } from '@trellis/core';
+import { newNodeRecord } from '@trellis/engine';
 import { parseDagFile, type DagRunRecord, type RunOwner } from '@trellis/spec';
 import { currentOwner, processStartTime } from '@trellis/store';
 import { FakeClock, makeRunRecord } from '@trellis/testkit';
@@ -41,20 +42,10 @@ const runningRun = (owner: RunOwner, pid: number): DagRunRecord => {
   r.status = RunStatus.Running;
   r.owner = owner;
   r.nodes = parsed.main.dag.steps.map((step) => ({
-    step,
-    stdout: '',
-    stderr: '',
-    startedAt: new Date(Date.now() - 1000).toISOString(),
-    finishedAt: '',
+    ...newNodeRecord(step),
     status: NodeStatus.Running,
+    startedAt: new Date(Date.now() - 1000).toISOString(),
     pid,
-    retryCount: 0,
-    doneCount: 0,
-    retriedAt: '',
-    children: [],
-    childrenRepeated: [],
-    error: '',
-    outputs: {},
   }));
   return r;
 };
