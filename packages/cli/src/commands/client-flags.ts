@@ -1,3 +1,4 @@
+import type { CliIo } from '../io.js';
 import type { FlagSpecs, FlagValues } from './flags.js';
 
 /** Flags of the commands that can target a running server instead of the local store. */
@@ -78,4 +79,23 @@ export const clientChoiceOf = (
     wait: values.wait === true || values.follow === true || raw !== undefined,
     timeoutMs: seconds === undefined ? undefined : seconds * 1000,
   };
+};
+
+/**
+ * The one DAG a run command names and its checked client flags; undefined once a usage error
+ * (no DAG, two DAGs, or a bad server or wait flag) was printed with the command's usage.
+ */
+export const dagAndChoiceOf = (
+  command: string,
+  usage: string,
+  positionals: readonly string[],
+  values: FlagValues<typeof SERVER_OPTIONS & Partial<typeof WAIT_OPTIONS>>,
+  io: Pick<CliIo, 'env' | 'err'>,
+  missing = 'name one DAG',
+): { readonly dag: string; readonly choice: ClientChoice } | undefined => {
+  const dag = positionals[0];
+  const choice = clientChoiceOf(values, io.env);
+  if (dag && positionals.length === 1 && typeof choice !== 'string') return { dag, choice };
+  io.err(`trellis ${command}: ${typeof choice === 'string' ? choice : missing}\nusage: ${usage}`);
+  return undefined;
 };

@@ -2,7 +2,7 @@ import { ExitCode, type CliIo } from '../io.js';
 import { awaitAndReport } from '../runs/await-run.js';
 import { outputOf } from '../runs/report.js';
 import { localRunSource } from '../runs/run-source.js';
-import { clientChoiceOf, SERVER_OPTIONS, WAIT_OPTIONS } from './client-flags.js';
+import { dagAndChoiceOf, SERVER_OPTIONS, WAIT_OPTIONS } from './client-flags.js';
 import type { Command } from './command.js';
 import { paramsFrom, parseCommandArgs, withRuntime } from './common.js';
 import { remoteStart } from './remote-start.js';
@@ -31,14 +31,16 @@ const OPTIONS = {
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const { values, positionals, rest } = parseCommandArgs(args, OPTIONS);
-  const dag = positionals[0];
-  const choice = clientChoiceOf(values, io.env);
-  if (!dag || positionals.length > 1 || typeof choice === 'string') {
-    io.err(
-      `trellis enqueue: ${typeof choice === 'string' ? choice : 'name one DAG (a name in the DAGs folder or a file)'}\nusage: ${USAGE}`,
-    );
-    return ExitCode.Usage;
-  }
+  const named = dagAndChoiceOf(
+    'enqueue',
+    USAGE,
+    positionals,
+    values,
+    io,
+    'name one DAG (a name in the DAGs folder or a file)',
+  );
+  if (!named) return ExitCode.Usage;
+  const { dag, choice } = named;
   const params = paramsFrom(values.params, rest);
   if (choice.server !== undefined)
     return remoteStart(

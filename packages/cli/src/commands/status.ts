@@ -4,7 +4,7 @@ import { ApiClient, ApiError } from '../runs/api-client.js';
 import { nodesOf } from '../runs/follow-logs.js';
 import { exitCodeFor, outputOf } from '../runs/report.js';
 import { localRunSource, remoteRunSource, type RunSource } from '../runs/run-source.js';
-import { clientChoiceOf, SERVER_OPTIONS } from './client-flags.js';
+import { dagAndChoiceOf, SERVER_OPTIONS } from './client-flags.js';
 import type { Command } from './command.js';
 import { dagNameOf, parseCommandArgs, withRuntime } from './common.js';
 import { RUN_ID_OPTION } from './run-flags.js';
@@ -82,14 +82,9 @@ const show = async (
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const { values, positionals } = parseCommandArgs(args, OPTIONS);
-  const dag = positionals[0];
-  const choice = clientChoiceOf(values, io.env);
-  if (!dag || positionals.length > 1 || typeof choice === 'string') {
-    io.err(
-      `trellis status: ${typeof choice === 'string' ? choice : 'name one DAG'}\nusage: ${USAGE}`,
-    );
-    return ExitCode.Usage;
-  }
+  const named = dagAndChoiceOf('status', USAGE, positionals, values, io);
+  if (!named) return ExitCode.Usage;
+  const { dag, choice } = named;
   const dagRunId = values['run-id'] ?? 'latest';
   if (choice.server === undefined)
     return withRuntime('status', io, values, (rt) =>
