@@ -5,7 +5,7 @@ import { AppError, systemClock } from '@trellis/core';
 import { openPgStore, type PgRunStore } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
 import { apiHarness, type ApiHarness } from '../support/api-harness.js';
-import { makeRecord } from './records.js';
+import { makeRecord } from '@trellis/testkit';
 
 let pg: PrivatePostgres;
 let close: () => Promise<void>;

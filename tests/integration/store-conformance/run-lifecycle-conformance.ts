@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, RunStatus } from '@trellis/core';
 import type { ConformanceSubject } from './conformance-subject.js';
-import { isoPlus, makeChildRecord, makeRecord } from './records.js';
+import { isoPlus, makeChildRecord, makeRecord } from '@trellis/testkit';
 
 const T0 = '2026-01-02T03:04:05.000Z';
 const snapshot = { dag: { name: 'etl', steps: [] }, localDags: [] };

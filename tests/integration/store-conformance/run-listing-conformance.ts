@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
 import type { RunListFilter } from '@trellis/services';
 import type { RunOwner } from '@trellis/spec';
-import { isoPlus, makeChildRecord, makeRecord } from './records.js';
+import { isoPlus, makeChildRecord, makeRecord } from '@trellis/testkit';
 import type { ConformanceStore, ConformanceSubject } from './conformance-subject.js';
 
 const T0 = '2026-01-02T03:04:05.000Z';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError, RunStatus, type Clock } from '@trellis/core';
 import type { RunListFilter } from '@trellis/services';
 import type { DagRunRecord } from '@trellis/spec';
-import { isoPlus, makeChildRecord, makeRecord } from './records.js';
+import { isoPlus, makeChildRecord, makeRecord } from '@trellis/testkit';
 import type { ConformanceSubject } from './conformance-subject.js';
 import { describeRunLifecycleConformance } from './run-lifecycle-conformance.js';
 import { describeRunListingConformance } from './run-listing-conformance.js';

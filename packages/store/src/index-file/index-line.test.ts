@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeRecord } from '../../test/support/run-fixtures.js';
+import { makeRecord } from '@trellis/testkit';
 import { toRunSummary } from '../runs/run-summary.js';
 import { decodeIndexLine, encodeIndexLine, keyOfSummary } from './index-line.js';
 

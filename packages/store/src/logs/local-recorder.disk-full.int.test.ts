@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStatus, systemClock } from '@trellis/core';
-import { makeRecord } from '../../test/support/run-fixtures.js';
+import { makeRecord } from '@trellis/testkit';
 import { FsRunStore } from '../runs/fs-run-store.js';
 
 const snapshot = { dag: {}, localDags: [] } as never;

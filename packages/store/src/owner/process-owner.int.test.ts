@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus, type Clock } from '@trellis/core';
 import type { RunOwner } from '@trellis/spec';
 import { FsRunStore } from '../runs/fs-run-store.js';
-import { makeChildRecord, makeRecord } from '../../test/support/run-fixtures.js';
+import { makeChildRecord, makeRecord } from '@trellis/testkit';
 import { currentOwner, isOwnerAlive, processStartTime } from './process-owner.js';
 
 const clock: Clock = {

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus, type Clock } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
-import { makeChildRecord, makeRecord } from '../../test/support/run-fixtures.js';
+import { makeChildRecord, makeRecord } from '@trellis/testkit';
 import { FsRunStore } from './fs-run-store.js';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RunStatus, systemClock } from '@trellis/core';
-import { makeRecord } from '../../test/support/run-fixtures.js';
+import { makeRecord } from '@trellis/testkit';
 import { fd } from '../fs/fd.js';
 import { FsRunStore } from './fs-run-store.js';
 

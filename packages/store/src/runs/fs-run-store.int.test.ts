@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError, RunStatus, type Clock } from '@trellis/core';
-import { isoPlus, makeChildRecord, makeRecord } from '../../test/support/run-fixtures.js';
+import { isoPlus, makeChildRecord, makeRecord } from '@trellis/testkit';
 import { FsRunStore } from './fs-run-store.js';
 
 const T0 = '2026-01-02T03:04:05.000Z';

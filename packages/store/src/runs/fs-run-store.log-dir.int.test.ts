@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus, systemClock } from '@trellis/core';
-import { makeRecord } from '../../test/support/run-fixtures.js';
+import { makeRecord } from '@trellis/testkit';
 import { FsRunStore } from './fs-run-store.js';
 
 const snapshot = { dag: {}, localDags: [] } as never;

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '@trellis/core';
-import { STORE_SRC, STORE_TEST_SUPPORT, exitedOk, spawnTs } from '../../test/support/spawn-ts.js';
-import { makeRecord } from '../../test/support/run-fixtures.js';
+import { STORE_SRC, TESTKIT_SRC, exitedOk, spawnTs } from '../../test/support/spawn-ts.js';
+import { makeRecord } from '@trellis/testkit';
 import { FsRunStore } from './fs-run-store.js';
 
 const T0 = '2026-01-02T03:04:05.000Z';
@@ -16,7 +16,7 @@ const STEPS = 120;
  */
 const writerScript = (dataDir: string, logDir: string, who: string): string => `
 import { FsRunStore } from ${JSON.stringify(join(STORE_SRC, 'runs/fs-run-store.ts'))};
-import { makeRecord, isoPlus } from ${JSON.stringify(join(STORE_TEST_SUPPORT, 'run-fixtures.ts'))};
+import { makeRecord, isoPlus } from ${JSON.stringify(join(TESTKIT_SRC, 'run-record.ts'))};
 const clock = { now: () => new Date(), sleep: () => Promise.resolve() };
 const warnings = [];
 const store = new FsRunStore({ dataDir: ${JSON.stringify(dataDir)}, logDir: ${JSON.stringify(logDir)}, clock, warn: (m) => warnings.push(m) });

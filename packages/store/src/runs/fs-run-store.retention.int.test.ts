@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus, type Clock } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
-import { isoPlus, makeChildRecord, makeRecord } from '../../test/support/run-fixtures.js';
+import { isoPlus, makeChildRecord, makeRecord } from '@trellis/testkit';
 import { FsRunStore } from './fs-run-store.js';
 
 const DAY = 24 * 60 * 60 * 1000;

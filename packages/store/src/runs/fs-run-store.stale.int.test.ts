@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '@trellis/core';
-import { isoPlus, makeRecord } from '../../test/support/run-fixtures.js';
+import { isoPlus, makeRecord } from '@trellis/testkit';
 import { FsRunStore } from './fs-run-store.js';
 
 // `listRuns({ maxStaleMs })` (the dashboard, the gauges): this store's runs at once, even of a DAG

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError, type Clock } from '@trellis/core';
-import { makeChildRecord, makeRecord } from '../../test/support/run-fixtures.js';
+import { makeChildRecord, makeRecord } from '@trellis/testkit';
 import { FsRunStore } from '../runs/fs-run-store.js';
 import { watchStopFile } from './stop-request.js';
 

@@ -5,13 +5,13 @@ import { fileURLToPath } from 'node:url';
 
 /** The package's `src/` folder, for child scripts that import the store's sources. */
 export const STORE_SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-/** This folder (the package's `test/support/`), for child scripts that import its fixtures. */
-export const STORE_TEST_SUPPORT = fileURLToPath(new URL('.', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
+/** The test kit's `src/` folder, for child scripts that import its record makers. */
+export const TESTKIT_SRC = join(REPO_ROOT, 'packages/testkit/src/');
 
 /**
  * Starts a separate Node process running TypeScript `code` (an ES module; it may import files
- * under `STORE_SRC` or `STORE_TEST_SUPPORT` by absolute path). Workspace packages resolve to their sources, as in tests.
+ * under `STORE_SRC` or `TESTKIT_SRC` by absolute path). Workspace packages resolve to their sources, as in tests.
  * Test support only: not exported from the package entry.
  */
 export const spawnTs = (dir: string, name: string, code: string): ChildProcess => {
