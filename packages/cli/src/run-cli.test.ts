@@ -2,13 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { cliIn } from '../test/support/cli-in.js';
 import { COMMANDS } from './commands/registry.js';
-
-interface Captured {
-  out: string[];
-  err: string[];
-}
 
 let dir: string;
 beforeEach(() => {
@@ -16,17 +11,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const cli = async (args: string[]): Promise<Captured & { code: number }> => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, {
-    out: (l) => out.push(...l.split('\n')),
-    err: (l) => err.push(...l.split('\n')),
-    env: { SVC_HOME: join(dir, 'home'), HOME: dir },
-    cwd: dir,
-  });
-  return { code, out, err };
-};
+const cli = (args: string[]) => cliIn(dir, args);
 
 const write = (name: string, text: string): string => {
   const p = join(dir, name);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { runCli } from '../run-cli.js';
+import { cliIn } from '../../test/support/cli-in.js';
 
 let pg: PrivatePostgres;
 let dir: string;
@@ -16,19 +16,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const cli = async (
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string }> => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    env: { SVC_HOME: join(dir, 'home'), HOME: dir, PATH: '/usr/bin:/bin', ...env },
-    cwd: dir,
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
+const cli = async (args: string[], env: Record<string, string> = {}) => {
+  const r = await cliIn(dir, args, env);
+  return { code: r.code, out: r.out.join('\n'), err: r.err.join('\n') };
 };
 
 describe('trellis db', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../run-cli.js';
+import { cliIn } from '../../test/support/cli-in.js';
 
 // The copy itself runs against a private PostgreSQL in tests/e2e/migrate-store.test.ts; these
 // are the refusals, which need no database.
@@ -13,15 +13,8 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cli = async (args: string[], env: Record<string, string> = {}) => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    env: { SVC_HOME: join(dir, 'home'), HOME: dir, PATH: '/usr/bin:/bin', ...env },
-    cwd: dir,
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
+  const r = await cliIn(dir, args, env);
+  return { code: r.code, out: r.out.join('\n'), err: r.err.join('\n') };
 };
 
 describe('trellis migrate store', () => {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../run-cli.js';
+import { cliIn } from '../../test/support/cli-in.js';
 
 let dir: string;
 let home: string;
@@ -12,17 +12,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const cli = async (args: string[]): Promise<{ code: number; out: string[]; err: string[] }> => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, {
-    out: (l) => out.push(...l.split('\n')),
-    err: (l) => err.push(...l.split('\n')),
-    env: { SVC_HOME: home, HOME: dir, PATH: '/usr/bin:/bin' },
-    cwd: dir,
-  });
-  return { code, out, err };
-};
+const cli = (args: string[]) => cliIn(dir, args);
 
 /** A 1.16.x history file: JSON lines with capitalised keys, the last line current. */
 const legacyRun = (dataDir: string, dag: string, id: string, status: number): void => {
