@@ -10,8 +10,9 @@ import { runInNewContext } from 'node:vm';
  *   after 5 s of low allocation *at a GC*, and
  * - an idle process allocates nothing, so no GC comes: the garbage of the last burst and the
  *   old generation's grown slack stay resident for as long as the process idles.
- * So the young generation stays at its first size (1 MB semi-spaces: scavenges come more often
- * and cost the same per live object), and one full GC runs once a burst is over.
+ * So the young generation grows no more once the command starts (it stays at the 2 x 4 MB module
+ * loading left; scavenges come more often and cost the same per live object), and full GCs run
+ * once a burst is over: the second, in a quiet heap, also shrinks the young generation.
  */
 
 /** What {@link IdleHeapTrim} reads and does; tests pass a fake. */
@@ -23,7 +24,7 @@ export interface HeapPort {
 }
 
 export interface IdleHeapTrimOptions {
-  /** Growth of the used heap since the last collection that makes one worth it (8 MiB). */
+  /** Growth of the used heap since the last collection that makes one worth it (4 MiB). */
   readonly armBytes?: number;
   /** A check whose used heap moved less than this (256 KiB) is quiet: the burst is over. */
   readonly quietBytes?: number;
@@ -52,7 +53,7 @@ export class IdleHeapTrim {
 
   constructor(heap: HeapPort, options: IdleHeapTrimOptions = {}) {
     this.#heap = heap;
-    this.#armBytes = options.armBytes ?? 8 * MiB;
+    this.#armBytes = options.armBytes ?? 4 * MiB;
     this.#quietBytes = options.quietBytes ?? 256 * 1024;
     this.#base = this.#last = heap.used();
   }
