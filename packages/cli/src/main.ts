@@ -1,6 +1,8 @@
 import { readProcessEnv } from '@trellis/core';
 import type { CliIo } from './io.js';
 import { runCli } from './run-cli.js';
+import { SERVICE_COMMANDS } from './service-log.js';
+import { tuneDaemonHeap } from './wiring/daemon-heap.js';
 
 /**
  * The directory relative paths resolve against: where the user typed the command. `pnpm trellis`
@@ -27,6 +29,8 @@ export const processIo = (p: ProcessPorts): CliIo => ({
 
 /** The composition root of the `trellis` binary. */
 export const main = async (argv: readonly string[] = process.argv.slice(2)): Promise<void> => {
+  // a long-running command's heap is set up before anything loads (loading grows it)
+  if (SERVICE_COMMANDS.has(argv[0] ?? '')) tuneDaemonHeap();
   process.exitCode = await runCli(
     argv,
     processIo({

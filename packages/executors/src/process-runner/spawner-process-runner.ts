@@ -100,7 +100,9 @@ export class SpawnerProcessRunner implements ProcessRunner {
     if (this.#spawner !== undefined) return this.#spawner;
     // An empty environment: every child gets its own complete one with its request, and a
     // NODE_OPTIONS (a loader, an inspector) of this process has no business in the spawner.
-    const helper = spawn(process.execPath, ['-e', SPAWNER_SOURCE], {
+    // Its young generation stays at 1 MB semi-spaces: what it allocates (one message per chunk
+    // of output) dies at once, and the default lets it grow to 32 MB it never gives back.
+    const helper = spawn(process.execPath, ['--max-semi-space-size=1', '-e', SPAWNER_SOURCE], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
       env: {},

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { IdleHeapTrim, type HeapPort } from './daemon-heap.js';
+
+const MiB = 1024 * 1024;
+
+/** A heap whose use the test sets; a collection brings it back to `live`. */
+const fakeHeap = (live: number): HeapPort & { set(bytes: number): void; collections: number } => {
+  let used = live;
+  const heap = {
+    collections: 0,
+    used: () => used,
+    collect: () => {
+      heap.collections++;
+      used = live;
+    },
+    set: (bytes: number) => {
+      used = bytes;
+    },
+  };
+  return heap;
+};
+
+describe('IdleHeapTrim', () => {
+  it('collects once when a burst that grew the heap is over, not while it goes on', () => {
+    const heap = fakeHeap(20 * MiB);
+    const trim = new IdleHeapTrim(heap);
+    for (const mb of [24, 28, 32, 36, 40]) {
+      heap.set(mb * MiB);
+      expect(trim.check()).toBe(false); // still growing: work goes on
+    }
+    expect(trim.check()).toBe(true); // still: the burst is over
+    expect(heap.collections).toBe(1);
+    expect(trim.check()).toBe(false);
+    expect(trim.check()).toBe(false);
+    expect(heap.collections).toBe(1);
+  });
+
+  it('collects a second time after six quiet checks, then no more while idle', () => {
+    const heap = fakeHeap(20 * MiB);
+    const trim = new IdleHeapTrim(heap);
+    heap.set(40 * MiB);
+    trim.check();
+    expect(trim.check()).toBe(true);
+    const after = Array.from({ length: 20 }, () => trim.check());
+    expect(after.indexOf(true)).toBe(5); // the sixth quiet check
+    expect(after.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('puts the second collection off while work goes on', () => {
+    const heap = fakeHeap(20 * MiB);
+    const trim = new IdleHeapTrim(heap);
+    heap.set(40 * MiB);
+    trim.check();
+    trim.check(); // the first collection
+    for (let i = 0; i < 4; i++) trim.check();
+    heap.set(21 * MiB); // a little work: not enough to arm, but not quiet
+    expect(trim.check()).toBe(false);
+    const after = Array.from({ length: 10 }, () => trim.check());
+    expect(after.indexOf(true)).toBe(5);
+  });
+
+  it('leaves an idle heap alone, and a heap that grew less than the threshold', () => {
+    const heap = fakeHeap(20 * MiB);
+    const trim = new IdleHeapTrim(heap);
+    for (let i = 0; i < 10; i++) trim.check();
+    heap.set(23 * MiB);
+    for (let i = 0; i < 10; i++) trim.check();
+    expect(heap.collections).toBe(0);
+  });
+
+  it("counts growth from the lowest use seen: V8's own collections lower the base", () => {
+    const heap = fakeHeap(20 * MiB);
+    const trim = new IdleHeapTrim(heap);
+    heap.set(15 * MiB); // a scavenge of V8's own: 15 MiB is what lives
+    trim.check();
+    heap.set(19.5 * MiB); // 4.5 MiB above the base, though below the start
+    trim.check();
+    expect(trim.check()).toBe(true);
+  });
+
+  it('collects again after the next burst', () => {
+    const heap = fakeHeap(20 * MiB);
+    const trim = new IdleHeapTrim(heap);
+    for (let burst = 1; burst <= 3; burst++) {
+      heap.set(40 * MiB);
+      trim.check();
+      trim.check();
+    }
+    expect(heap.collections).toBe(3);
+  });
+});

@@ -1,0 +1,114 @@
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * The heap of a long-running process (`server`, `start-all`, `scheduler`, `coordinator`,
+ * `worker`) between bursts of work. Measured (bench/memory.bench.js, bench/fleet.bench.js;
+ * docs/decisions.md, "Memory held after a burst of runs"): after 1,000 runs the server's live
+ * heap is about 25 MB but V8 holds 75 to 100 MB, because
+ * - the young generation grows to its 2 x 16 MB maximum under load and V8 gives it back only
+ *   after 5 s of low allocation *at a GC*, and
+ * - an idle process allocates nothing, so no GC comes: the garbage of the last burst and the
+ *   old generation's grown slack stay resident for as long as the process idles.
+ * So the young generation grows no more once the command starts (it stays at the 2 x 4 MB module
+ * loading left; scavenges come more often and cost the same per live object), and full GCs run
+ * once a burst is over: the second, in a quiet heap, also shrinks the young generation.
+ */
+
+/** What {@link IdleHeapTrim} reads and does; tests pass a fake. */
+export interface HeapPort {
+  /** Bytes of the JS heap in use now (live and not yet collected). */
+  used(): number;
+  /** A full garbage collection: V8 then frees the pages left empty. */
+  collect(): void;
+}
+
+export interface IdleHeapTrimOptions {
+  /** Growth of the used heap since the last collection that makes one worth it (4 MiB). */
+  readonly armBytes?: number;
+  /** A check whose used heap moved less than this (256 KiB) is quiet: the burst is over. */
+  readonly quietBytes?: number;
+}
+
+const MiB = 1024 * 1024;
+
+/** Quiet checks after a trim before the second one (V8 judges the allocation rate over 5 s). */
+const SETTLE_CHECKS = 6;
+
+/**
+ * One full GC once the heap grew by {@link IdleHeapTrimOptions.armBytes} and then stayed still
+ * between two checks: none while work goes on, none on an idle heap. And one more after
+ * {@link SETTLE_CHECKS} quiet checks: only a GC that sees 5 s of low allocation gives the young
+ * generation back (V8's `Heap::ReduceNewSpaceSize`), which the first, right after the burst, does
+ * not.
+ */
+export class IdleHeapTrim {
+  readonly #heap: HeapPort;
+  readonly #armBytes: number;
+  readonly #quietBytes: number;
+  #base: number;
+  #last: number;
+  /** Quiet checks left before the settling GC; undefined when none is due. */
+  #settleIn: number | undefined;
+
+  constructor(heap: HeapPort, options: IdleHeapTrimOptions = {}) {
+    this.#heap = heap;
+    this.#armBytes = options.armBytes ?? 4 * MiB;
+    this.#quietBytes = options.quietBytes ?? 256 * 1024;
+    this.#base = this.#last = heap.used();
+  }
+
+  /** One check (every second in a daemon); true when it collected. */
+  check(): boolean {
+    const used = this.#heap.used();
+    const quiet = Math.abs(used - this.#last) < this.#quietBytes;
+    this.#last = used;
+    // a GC of V8's own since the last trim: what it kept is the new base
+    if (used < this.#base) this.#base = used;
+    if (!quiet) {
+      if (this.#settleIn !== undefined) this.#settleIn = SETTLE_CHECKS;
+      return false;
+    }
+    if (used - this.#base >= this.#armBytes) {
+      this.#collect();
+      this.#settleIn = SETTLE_CHECKS;
+      return true;
+    }
+    if (this.#settleIn === undefined || --this.#settleIn > 0) return false;
+    this.#settleIn = undefined;
+    this.#collect();
+    return true;
+  }
+
+  #collect(): void {
+    this.#heap.collect();
+    this.#base = this.#last = this.#heap.used();
+  }
+}
+
+/** The real heap: `gc()` from a context made while `--expose-gc` was on (the flag goes off again). */
+export const v8Heap = (): HeapPort => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  setFlagsFromString('--no-expose-gc');
+  return { used: () => getHeapStatistics().used_heap_size, collect: () => gc() };
+};
+
+/** How often a daemon checks its heap. */
+const CHECK_MS = 1000;
+
+let tuned = false;
+
+/**
+ * Sets up the heap of a long-running command, once per process: the young generation stays
+ * small, and memory goes back to the system once a burst of work is over (the check timer never
+ * keeps the process alive). Called by the binary before it loads the command (main.ts).
+ */
+export const tuneDaemonHeap = (): void => {
+  if (tuned) return;
+  tuned = true;
+  // read by V8 each time it would grow the young generation: 1 keeps the first size
+  setFlagsFromString('--semi-space-growth-factor=1');
+  const trim = new IdleHeapTrim(v8Heap());
+  setInterval(() => trim.check(), CHECK_MS).unref();
+};
