@@ -1,8 +1,8 @@
 // The fleet bench's one-step run, traced per segment (README.md in this folder): the fleet of
 // bench/fleet.bench.js (start-all, a private redis-server, two workers), RUNS runs after 10 warm
 // ones, then for each pair of consecutive trace points the median and p90 over the runs,
-// largest total first. Needs trace.patch applied and built (`tsc -b`); FP_OFF=1 passes FP_OFF to
-// the server, for an A/B switch a measurement adds.
+// largest total first. Needs trace.patch applied and built (`tsc -b`); a second argument `off`
+// passes FP_OFF=1 to the server, for an A/B switch a measurement adds.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ writeFileSync(
 const redis = await startRedis(home);
 const coordinatorPort = await freePort();
 const server = await startServer(home, {
-  ...(process.env.FP_OFF ? { FP_OFF: '1' } : {}),
+  ...(process.argv[3] === 'off' ? { FP_OFF: '1' } : {}),
   SVC_REDIS_URL: redis.url,
   SVC_COORDINATOR_PORT: String(coordinatorPort),
 });
