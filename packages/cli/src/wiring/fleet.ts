@@ -2,7 +2,7 @@ import type { Clock, Config } from '@trellis/core';
 import {
   Coordinator,
   type ChildRunsPort,
-  type LogChunkSink,
+  type CoordinatorDeps,
   type TlsFiles,
   type WorkerChange,
   type WorkerView,
@@ -65,7 +65,7 @@ export const makeFleet = (
   clock: Clock,
   log: (line: string) => void,
   events?: RunEvents,
-  more: { readonly logChunks?: LogChunkSink | undefined } = {},
+  more: Pick<CoordinatorDeps, 'logChunks' | 'soleCoordinator'> = {},
 ): Fleet | undefined => {
   const url = config.redis?.url;
   if (url === undefined) return undefined;
@@ -79,7 +79,7 @@ export const makeFleet = (
     store,
     clock,
     logDir: config.paths.logDir,
-    ...(more.logChunks ? { logChunks: more.logChunks } : {}),
+    ...more,
     writeErrors: store.writeErrors,
     host: c.host,
     port: c.port,

@@ -114,7 +114,9 @@ export const makeRuntime = async (
   const fleet =
     opts.fleet && config.redis?.url !== undefined
       ? (await import('./fleet.js')).makeFleet(config, store, clock, (l) => io.err(l), runEvents, {
-          logChunks: opened.logChunks,
+          ...(opened.logChunks ? { logChunks: opened.logChunks } : {}),
+          // replicated coordinators need the PostgreSQL store
+          soleCoordinator: opened.kind === 'files',
         })
       : undefined;
   // spec: registryAuths; CONTAINER_AUTH_CONFIG (the peer's DOCKER_AUTH_CONFIG also works)
