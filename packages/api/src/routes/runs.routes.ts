@@ -146,7 +146,8 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: DagRunsResponse,
     summary: "The DAG's recent runs (newest first, at most 30) and the run history grid",
     handler: async ({ params }, deps) => {
-      const details = await deps.dags.get(params.fileName);
+      // the file's DAG only: `get` would also read the latest run, which this answer lists
+      const details = await deps.dags.getSpec(params.fileName);
       const runs = await deps.reads.recent(details.dag.name, 30);
       return {
         status: 200,
