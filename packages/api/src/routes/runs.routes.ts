@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { RunStatus } from '@trellis/core';
 import { AppError, ErrorCode } from '@trellis/core';
 import type { StartedRun } from '@trellis/services';
 import { defineRoutes } from '../http/define-routes.js';
@@ -30,14 +29,12 @@ import {
   TriggerRunResponse,
 } from '@trellis/contract';
 import type { Dag } from '@trellis/spec';
-import { paginate } from '../wire/paginate.js';
-import { runSummariesJsonBody, type ListingBody } from '../wire/run-summary-json.js';
+import { runList } from './run-list.js';
 import { idempotently } from './idempotent-trigger.js';
 import { findOrWait } from './run-wait.js';
 import { checkRunConfig } from './run-config.js';
 import { noWorkerReasonOf, waitReasonOf } from './wait-reason.js';
 import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
-import { dagNamesTagged } from './dag-names.js';
 import { toApiWorker } from '../wire/worker.mapper.js';
 
 const window = (q: z.infer<typeof RunLogQuery>) => ({
@@ -100,33 +97,6 @@ const enqueueRun = async (
   return keyed(deps, loaded.dag, started);
 };
 
-const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: string) => {
-  const runs = await deps.reads.list({
-    ...(q.tag !== undefined && q.tag !== '' ? { names: await dagNamesTagged(deps, q.tag) } : {}),
-    ...(q.worker !== undefined && q.worker !== '' ? { workerId: q.worker } : {}),
-    ...(name !== undefined ? { name } : q.name !== undefined ? { name: q.name } : {}),
-    ...(q.status !== undefined ? { status: q.status as RunStatus } : {}),
-    ...(q.fromDate !== undefined ? { fromMs: q.fromDate * 1000 } : {}),
-    ...(q.toDate !== undefined ? { toMs: q.toDate * 1000 } : {}),
-    ...(q.dagRunId !== undefined ? { dagRunIdContains: q.dagRunId } : {}),
-  });
-  // The body as text, the same bytes `res.json({ dagRuns, pagination })` would send: each
-  // summary's JSON is made once per summary (run-summary-json.ts), not on every listing.
-  if (q.page === undefined && q.perPage === undefined)
-    return jsonText(runSummariesJsonBody('{"dagRuns":', runs, '}'));
-  const page = q.page ?? 1;
-  const perPage = q.perPage ?? 50;
-  const slice = runs.slice((page - 1) * perPage, page * perPage);
-  const pagination = JSON.stringify(paginate(runs.length, page, perPage));
-  return jsonText(runSummariesJsonBody('{"dagRuns":', slice, `,"pagination":${pagination}}`));
-};
-
-/** A 200 answer whose JSON body is already text. */
-const jsonText = ({ body, etag }: ListingBody) => ({
-  status: 200,
-  text: { contentType: 'application/json; charset=utf-8', body, etag },
-});
-
 /** DAG runs (spec: Endpoints, DAG runs; and the run endpoints under /dags/{fileName}). */
 // eslint-disable-next-line max-lines-per-function -- a declarative route table
 export const runRoutes = defineRoutes<HttpDeps>((r) => [
@@ -176,7 +146,8 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     response: DagRunsResponse,
     summary: "The DAG's recent runs (newest first, at most 30) and the run history grid",
     handler: async ({ params }, deps) => {
-      const details = await deps.dags.get(params.fileName);
+      // the file's DAG only: `get` would also read the latest run, which this answer lists
+      const details = await deps.dags.getSpec(params.fileName);
       const runs = await deps.reads.recent(details.dag.name, 30);
       return {
         status: 200,

@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+import type { RunStatus } from '@trellis/core';
+import type { RunListQuery } from '@trellis/contract';
+import type { HttpDeps } from '../http/deps.js';
+import { ListingBodyCache } from '../wire/listing-body-cache.js';
+import { paginate } from '../wire/paginate.js';
+import type { ListingBody } from '../wire/run-summary-json.js';
+import { dagNamesTagged } from './dag-names.js';
+
+/** Each app's kept listing bodies (bounded: listing-body-cache.ts). */
+const listingCaches = new WeakMap<HttpDeps, ListingBodyCache>();
+
+const listingsOf = (deps: HttpDeps): ListingBodyCache => {
+  let c = listingCaches.get(deps);
+  if (c === undefined) listingCaches.set(deps, (c = new ListingBodyCache()));
+  return c;
+};
+
+/** GET /dag-runs and GET /dag-runs/{name}: the listing's JSON body, kept while unchanged. */
+export const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: string) => {
+  const filter = {
+    ...(q.tag !== undefined && q.tag !== '' ? { names: await dagNamesTagged(deps, q.tag) } : {}),
+    ...(q.worker !== undefined && q.worker !== '' ? { workerId: q.worker } : {}),
+    ...(name !== undefined ? { name } : q.name !== undefined ? { name: q.name } : {}),
+    ...(q.status !== undefined ? { status: q.status as RunStatus } : {}),
+    ...(q.fromDate !== undefined ? { fromMs: q.fromDate * 1000 } : {}),
+    ...(q.toDate !== undefined ? { toMs: q.toDate * 1000 } : {}),
+    ...(q.dagRunId !== undefined ? { dagRunIdContains: q.dagRunId } : {}),
+  };
+  const runs = await deps.reads.list(filter);
+  // The body as bytes, the same bytes `res.json({ dagRuns, pagination })` would send: each
+  // summary's JSON is made once per summary (run-summary-json.ts), and the whole body is kept
+  // and answered again while the listing holds the same summaries (listing-body-cache.ts).
+  const key = `${JSON.stringify(filter)} ${q.page} ${q.perPage}`;
+  const cache = listingsOf(deps);
+  if (q.page === undefined && q.perPage === undefined)
+    return jsonText(cache.body(key, '{"dagRuns":', runs, '}'));
+  const page = q.page ?? 1;
+  const perPage = q.perPage ?? 50;
+  const slice = runs.slice((page - 1) * perPage, page * perPage);
+  const pagination = JSON.stringify(paginate(runs.length, page, perPage));
+  return jsonText(cache.body(key, '{"dagRuns":', slice, `,"pagination":${pagination}}`));
+};
+
+/** A 200 answer whose JSON body is already text. */
+const jsonText = ({ body, etag }: ListingBody) => ({
+  status: 200,
+  text: { contentType: 'application/json; charset=utf-8', body, etag },
+});
