@@ -1,9 +1,11 @@
 // Bundles the `trellis` binary (packages/cli/bin/trellis.js, built by `tsc -b`) with esbuild
-// into ES modules under `outDir`: `trellis.js` and the chunks its dynamic imports load, so
-// `trellis --help` parses one small file while `start-all` or `worker` load their own chunks
-// on demand, and no command pays Node's module resolution file by file.
+// into ES modules under `outDir`: `cli.js` and the chunks its dynamic imports load, so
+// `start-all` or `worker` load their own chunks on demand, and no command pays Node's module
+// resolution file by file. `trellis.js`, the binary, is a launcher that answers `--help` and
+// `--version` without loading even `cli.js` (scripts/lib/cli-launcher.mjs).
 import { build } from 'esbuild';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { CLI_ENTRY, writeLauncher } from './cli-launcher.mjs';
 
 /**
  * Left out of the bundle (their `require` stays, inside the try/catch each package has around
@@ -16,6 +18,23 @@ export const EXTERNAL = [
   'pg-native', // pg: libpq bindings, only with `pg.native`
   '@valkey/valkey-glide', // bullmq: an alternative Redis client
 ];
+
+/**
+ * zod's locales index (`z.locales`): the messages of some 60 languages, about 40 % of zod's
+ * bundled source, parsed before `start-all` listens (the config is checked with zod). Trellis
+ * never switches zod's language; zod's schemas import English from `locales/en.js` directly,
+ * not through this index. In the bundle the index offers English only.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  /** @param {import('esbuild').PluginBuild} b */
+  setup(b) {
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 
 /*
  * CommonJS packages in an ES module bundle: esbuild's `require` shim needs a real `require` for
@@ -39,7 +58,7 @@ const BANNER = [
 export const bundleCli = async (root, outDir) => {
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { trellis: join(root, 'packages/cli/bin/trellis.js') },
+    entryPoints: { [CLI_ENTRY]: join(root, 'packages/cli/bin/trellis.js') },
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -49,8 +68,10 @@ export const bundleCli = async (root, outDir) => {
     chunkNames: '[name]-[hash]',
     external: EXTERNAL,
     banner: { js: BANNER },
+    plugins: [zodEnglishOnly],
     metafile: true,
     logLevel: 'warning',
   });
+  await writeLauncher(root, outDir);
   return result.metafile;
 };
