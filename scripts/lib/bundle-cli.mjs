@@ -4,6 +4,7 @@
 // resolution file by file. `trellis.js`, the binary, is a launcher that answers `--help` and
 // `--version` without loading even `cli.js` (scripts/lib/cli-launcher.mjs).
 import { build } from 'esbuild';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CLI_ENTRY, writeLauncher } from './cli-launcher.mjs';
 
@@ -34,6 +35,22 @@ const zodEnglishOnly = {
       resolveDir: dirname(args.path),
     }));
   },
+};
+
+/**
+ * Rewrites every non-ASCII character of the output `file` as a `\u` escape. esbuild already
+ * escapes them in strings, regular expressions and names (`charset: 'ascii'`, its default) but
+ * copies comments as they are: one em dash in a comment makes Node 20 decode the whole file on
+ * its slow UTF-8 path and V8 hold and scan it as a two-byte string (zod's chunk, parsed before
+ * `start-all` listens, has one). In a comment the escape is as good as the character.
+ * @param {string} file
+ */
+const asciiOnly = (file) => {
+  const text = readFileSync(file, 'utf8');
+  if (!/[\u0080-\uffff]/.test(text)) return;
+  // each UTF-16 unit alone (no `u` flag): an astral character becomes its surrogate pair
+  const escape = (/** @type {string} */ u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  writeFileSync(file, text.replace(/[\u0080-\uffff]/g, escape));
 };
 
 /*
@@ -72,6 +89,7 @@ export const bundleCli = async (root, outDir) => {
     metafile: true,
     logLevel: 'warning',
   });
+  for (const file of Object.keys(result.metafile.outputs)) asciiOnly(join(root, file));
   await writeLauncher(root, outDir);
   return result.metafile;
 };

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
@@ -95,6 +95,15 @@ const runBin = (bin: string, argv: string[]) => {
   const r = spawnSync(process.execPath, [bin, ...argv], { encoding: 'utf8', env: {} });
   return { stdout: r.stdout, stderr: r.stderr, status: r.status };
 };
+
+describe("the bundle's files", () => {
+  it('are ASCII: Node decodes them on its fast path, V8 holds them as one-byte strings', () => {
+    const files = readdirSync(out).filter((f) => f.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(1);
+    for (const f of files)
+      expect(/[\u0080-\uffff]/.exec(readFileSync(join(out, f), 'utf8'))?.[0], f).toBeUndefined();
+  });
+});
 
 describe('the bundled launcher, trellis.js', () => {
   it('imports nothing: its help and version are written into it', () => {
