@@ -6,14 +6,14 @@
 // unset, beside the `node -e 0` floor of each (startup-env.js). Needs `tsc -b` (the built
 // binary runs, as in production).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { nodeFloor, startupEnvs } from './startup-env.js';
-import { flushToDisk, pct, startServer, writeFinishedRun } from './util.js';
+import { cpuMs, flushToDisk, pct, startServer, writeFinishedRun } from './util.js';
 
 const BIN = fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url));
 const TYPICAL = 1000;
@@ -105,12 +105,6 @@ const medianOf = async (n, f) => {
   const xs = [];
   for (let i = 0; i < n; i++) xs.push(await f());
   return pct(xs, 50);
-};
-
-/** CPU time (user + system) of process `pid` so far, in ms: less sensitive to load than latency. */
-const cpuMs = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
 };
 
 const measure = async (server, path, check) => {
