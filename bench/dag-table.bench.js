@@ -2,15 +2,18 @@
 // healthy /health with 1,006 DAG files (and with none), `trellis --help`, GET /dags with perPage
 // 100 and 1000, GET /dags/tags, GET /dags/search and GET /dags/{f}/dag-runs. Each figure is
 // printed beside its target and the machine's load average, so noise can be told from a
-// regression. Needs `tsc -b` (the built binary runs, as in production).
+// regression; the start-up rows in the machine's environment and with NODE_EXTRA_CA_CERTS
+// unset, beside the `node -e 0` floor of each (startup-env.js). Needs `tsc -b` (the built
+// binary runs, as in production).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { flushToDisk, pct, startServer, writeFinishedRun } from './util.js';
+import { nodeFloor, startupEnvs } from './startup-env.js';
+import { cpuMs, flushToDisk, pct, startServer, writeFinishedRun } from './util.js';
 
 const BIN = fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url));
 const TYPICAL = 1000;
@@ -64,11 +67,11 @@ const seed = (home, files) => {
   for (let i = 0; i < OTHERS; i++) writeFileSync(join(dagsDir, `other-${i}.yaml`), other(i));
 };
 
-/** ms from spawning `trellis start-all` until GET /health answers 200. */
-const coldStart = async (home) => {
+/** ms from spawning `trellis start-all` in `env` until GET /health answers 200. */
+const coldStart = async (home, env) => {
   const t = performance.now();
   const server = spawn(process.execPath, [BIN, 'start-all', '--host', '127.0.0.1', '--port', '0'], {
-    env: { SVC_HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
+    env: { ...env, SVC_HOME: home, HOME: home },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
@@ -104,12 +107,6 @@ const medianOf = async (n, f) => {
   return pct(xs, 50);
 };
 
-/** CPU time (user + system) of process `pid` so far, in ms: less sensitive to load than latency. */
-const cpuMs = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
-};
-
 const measure = async (server, path, check) => {
   check(await server.get(path)); // warm-up
   const lat = [];
@@ -128,6 +125,31 @@ const expect = (ok, what) => {
   if (!ok) throw new Error(`unexpected answer: ${what}`);
 };
 
+/** The start-up rows in one environment, after its `node -e 0` floor. */
+const startupRows = async (label, env, empty, home) => {
+  const floor = `floor (node -e 0) ${nodeFloor(env, 9).toFixed(0)} ms`;
+  console.log(`### ${label}`);
+  const help = await medianOf(STARTS, async () => {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, [BIN, '--help'], { env, encoding: 'utf8' });
+    expect(r.status === 0 && r.stdout.includes('usage: trellis'), 'trellis --help');
+    return performance.now() - t;
+  });
+  line('trellis --help, median', `${help.toFixed(0)} ms; ${floor}`, 'under 80 ms');
+  const noDags = await medianOf(STARTS, () => coldStart(empty, env));
+  line(
+    'cold start to /health, no DAG, median',
+    `${noDags.toFixed(0)} ms; ${floor}`,
+    'under 200 ms',
+  );
+  const cold = await medianOf(STARTS, () => coldStart(home, env));
+  line(
+    `cold start to /health, ${TYPICAL + OTHERS} DAG files, median`,
+    `${cold.toFixed(0)} ms; ${floor}`,
+    'under 200 ms',
+  );
+};
+
 export default async function run() {
   const empty = mkdtempSync(join(tmpdir(), 'trellis-bench-table-empty-'));
   const home = mkdtempSync(join(tmpdir(), 'trellis-bench-table-'));
@@ -135,21 +157,9 @@ export default async function run() {
     seed(empty, false);
     seed(home, true);
     flushToDisk();
-    const help = await medianOf(STARTS, async () => {
-      const t = performance.now();
-      const r = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
-      expect(r.status === 0 && r.stdout.includes('usage: trellis'), 'trellis --help');
-      return performance.now() - t;
-    });
-    line('trellis --help, median', `${help.toFixed(0)} ms`, 'under 80 ms');
-    const noDags = await medianOf(STARTS, () => coldStart(empty));
-    line('cold start to /health, no DAG, median', `${noDags.toFixed(0)} ms`, 'under 200 ms');
-    const cold = await medianOf(STARTS, () => coldStart(home));
-    line(
-      `cold start to /health, ${TYPICAL + OTHERS} DAG files, median`,
-      `${cold.toFixed(0)} ms`,
-      'under 200 ms',
-    );
+    for (const [label, env] of startupEnvs({ PATH: '/usr/local/bin:/usr/bin:/bin' })) {
+      await startupRows(label, env, empty, home);
+    }
     const s = await startServer(home);
     try {
       const all = TYPICAL + OTHERS;

@@ -1,28 +1,35 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleCli } from '../../scripts/lib/bundle-cli.mjs';
-import { ROOT } from './support/start-all.js';
+import { BIN, ROOT } from './support/start-all.js';
 
 /*
  * What the bundled `trellis` parses before it answers (issue 21, item 1; docs/decisions.md
  * "Start-up: /health before the app"): the static import graph of the bundle that
  * scripts/package.mjs packs (of the built packages: run `tsc -b` first). `--help` and
- * `--version` parse the entry chunk; `start-all` adds the config loader and serve.ts before it
- * listens, and everything else after.
+ * `--version` are answered by the launcher, `trellis.js`, which loads nothing
+ * (scripts/lib/cli-launcher.mjs); the CLI's entry chunk, `cli.js`, parses no heavy package;
+ * `start-all` adds the config loader and serve.ts before it listens, and everything else after.
  */
 
+let pkg: string;
 let out: string;
 let meta: Metafile;
 
 beforeAll(async () => {
-  out = mkdtempSync(join(tmpdir(), 'trellis-bundle-'));
+  // laid out as the packed package: the bundle in dist/, its package.json (the version) beside it
+  pkg = mkdtempSync(join(tmpdir(), 'trellis-bundle-'));
+  out = join(pkg, 'dist');
+  mkdirSync(out);
+  copyFileSync(join(ROOT, 'packages/cli/package.json'), join(pkg, 'package.json'));
   meta = await bundleCli(ROOT, out);
 });
 
-afterAll(() => rmSync(out, { recursive: true, force: true }));
+afterAll(() => rmSync(pkg, { recursive: true, force: true }));
 
 /** The output file `name` or `name-<hash>.js` (a chunk of a dynamic import), as the metafile keys it. */
 const output = (name: string): string => {
@@ -55,14 +62,14 @@ const loadedBy = (...entries: string[]): Set<string> => {
 
 describe('the bundled trellis', () => {
   it('parses no schema library, YAML parser or server for --help and --version', () => {
-    const loaded = loadedBy('trellis.js');
+    const loaded = loadedBy('cli.js');
     expect(loaded.has('packages/cli')).toBe(true); // the probe sees the commands
     for (const heavy of ['zod', 'js-yaml', 'express', 'pg', 'prom-client'])
       expect(loaded.has(heavy), heavy).toBe(false);
   });
 
   it('listens with the config loaded and without Express, the runtime, metrics or pg', () => {
-    const loaded = loadedBy('trellis.js', 'config-loader', 'serve');
+    const loaded = loadedBy('cli.js', 'config-loader', 'serve');
     expect(loaded.has('zod')).toBe(true); // the config, needed for the address
     for (const heavy of [
       'express',
@@ -80,5 +87,41 @@ describe('the bundled trellis', () => {
     expect(loadedBy('serve-app').has('express')).toBe(true);
     expect(loadedBy('serve-app').has('pg')).toBe(false);
     expect(loadedBy('leader-lease').has('pg')).toBe(true);
+  });
+});
+
+/** What `node <bin> ...argv` prints and its exit status. */
+const runBin = (bin: string, argv: string[]) => {
+  const r = spawnSync(process.execPath, [bin, ...argv], { encoding: 'utf8', env: {} });
+  return { stdout: r.stdout, stderr: r.stderr, status: r.status };
+};
+
+describe("the bundle's files", () => {
+  it('are ASCII: Node decodes them on its fast path, V8 holds them as one-byte strings', () => {
+    const files = readdirSync(out).filter((f) => f.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(1);
+    for (const f of files)
+      expect(/[\u0080-\uffff]/.exec(readFileSync(join(out, f), 'utf8'))?.[0], f).toBeUndefined();
+  });
+});
+
+describe('the bundled launcher, trellis.js', () => {
+  it('imports nothing: its help and version are written into it', () => {
+    expect(readFileSync(join(out, 'trellis.js'), 'utf8')).not.toMatch(/^\s*import\s/m);
+  });
+
+  it('answers help and version as the CLI does', () => {
+    for (const argv of [[], ['--help'], ['-h'], ['help'], ['--version'], ['start-all', '--help']]) {
+      const launched = runBin(join(out, 'trellis.js'), argv);
+      expect(launched, argv.join(' ')).toEqual(runBin(BIN, argv));
+      expect(launched.stdout + launched.stderr).not.toBe('');
+    }
+  });
+
+  it('runs the CLI for any other arguments', () => {
+    for (const argv of [['nosuch'], ['start-all', '--nosuch'], ['--help', 'extra']]) {
+      const launched = runBin(join(out, 'trellis.js'), argv);
+      expect(launched, argv.join(' ')).toEqual(runBin(BIN, argv));
+    }
   });
 });
