@@ -44,7 +44,7 @@ describe('RecordTransitions', () => {
     const events: unknown[] = [];
     bus.subscribe({ types: ['step'] }, (e) => events.push([e.type, e.data['stepName']]));
     const t = new RecordTransitions(bus);
-    const at = (n: NodeRecord, startedAt: string) => ({ ...n, startedAt }) as NodeRecord;
+    const at = (n: NodeRecord, startedAt: string) => ({ ...n, startedAt });
     const started = { startedAt: '2026-01-01T00:00:01.000Z' };
     t.recordSaved({
       ...record(RunStatus.Running, [node('a', NodeStatus.NotStarted)]),
