@@ -38,14 +38,20 @@ export class RecordSaver {
   #urgent = false;
   /** Ends the window being waited, for a `persistNow`. */
   #cut: AbortController | undefined;
-  /** When the last save began and how long it took (clock ms). */
-  #lastAt = Number.NEGATIVE_INFINITY;
+  /**
+   * When the last save began and how long it took (clock ms). The first window starts with the
+   * saver: the record was just stored (created, activated, claimed), so a short run's first step
+   * is saved with the run's end instead of once more on its own.
+   */
+  #lastAt: number;
   #lastMs = 0;
 
   constructor(
     private readonly record: DagRunRecord,
     private readonly deps: RecordSaverDeps,
-  ) {}
+  ) {
+    this.#lastAt = deps.clock.now().getTime();
+  }
 
   /** A new revision of the record, saved at the end of this event-loop turn (or window). */
   persist(): void {

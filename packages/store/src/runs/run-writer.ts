@@ -80,6 +80,8 @@ export class RunWriter {
       }
       // an accepted (queued) or final run must not vanish with its folder's name at a power cut
       if (durable) await fd.syncDir(parent);
+      // its first save need not read the revision back (as for a running save, see saveRun)
+      else this.#written.set(join(loc.dir, STATUS_FILE), record.revision);
       const logDir = layout.runLogDirOf(record);
       await Promise.all([
         mkdir(logDir, { recursive: true }).then(() => this.#noteLogDir(logDir)),
