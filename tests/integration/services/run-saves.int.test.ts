@@ -34,7 +34,9 @@ describe('record saves of a hosted run (issue 21: the save window)', () => {
       },
     });
     const steps: string[] = [];
-    bus.subscribe({ types: ['step'] }, (e) => steps.push(`${e.type} ${String(e.data['stepName'])}`));
+    bus.subscribe({ types: ['step'] }, (e) =>
+      steps.push(`${e.type} ${String(e.data['stepName'])}`),
+    );
     const final = await (await runs.start({ dag: 'chain' })).done;
     expect(final.status).toBe(RunStatus.Succeeded);
     expect(saved.map((r) => r.status)).toEqual([RunStatus.Running, RunStatus.Succeeded]);
