@@ -1,4 +1,3 @@
-import { closeSync, openSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { fd } from '../fs/fd.js';
 
@@ -31,18 +30,17 @@ export class LogFile extends Writable {
     return this.#failure;
   }
 
-  /**
-   * Opens the file synchronously: a log file is opened and closed per step, and on the 2-core
-   * machine a thread-pool round trip cost the event loop more than the system call itself
-   * (docs/decisions.md, "Per-step cost"). Writes stay asynchronous.
-   */
   override _construct(cb: (e?: Error | null) => void): void {
-    try {
-      this.#fd = openSync(this.path, 'a');
-    } catch (e) {
-      this.#fail(e);
-    }
-    cb();
+    fd.open(this.path, 'a').then(
+      (f) => {
+        this.#fd = f;
+        cb();
+      },
+      (e: unknown) => {
+        this.#fail(e);
+        cb();
+      },
+    );
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
@@ -88,18 +86,17 @@ export class LogFile extends Writable {
     this.#onFailure(this.path, e);
   }
 
-  /** Closes the descriptor synchronously, as it was opened. */
   #closeFd(cb: () => void): void {
     const f = this.#fd;
     this.#fd = undefined;
-    if (f !== undefined) {
-      try {
-        closeSync(f);
-      } catch (e) {
-        this.#fail(e); // a close can report a delayed write error (NFS)
-      }
+    if (f === undefined) {
+      cb();
+      return;
     }
-    cb();
+    fd.close(f).then(cb, (e: unknown) => {
+      this.#fail(e); // a close can report a delayed write error (NFS)
+      cb();
+    });
   }
 }
 
