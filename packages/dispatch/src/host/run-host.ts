@@ -10,6 +10,14 @@ import type { Dag, DagRunRecord } from '@trellis/spec';
 /** What hosting the engine needs, the same in every process (the CLI wires it once). */
 export type RunHostDeps = Omit<EngineDeps, 'recorder' | 'children'>;
 
+/**
+ * The record save window of hosted runs (`EngineDeps.recordSaveWindowMs`): changes of node states
+ * within 50 ms of a save are written together, so a run's saves no longer grow with the square
+ * of its steps; what a crash can lose is at most that window (docs/decisions.md, "Per-step
+ * cost").
+ */
+export const RECORD_SAVE_WINDOW_MS = 50;
+
 /** One run to execute: its stored record, its DAG snapshot and where it records. */
 export interface HostedRun {
   readonly record: DagRunRecord;
@@ -69,7 +77,12 @@ export class RunHost {
     let markStarted: () => void = () => undefined;
     const running = new Promise<void>((resolve) => (markStarted = resolve));
     const done = runDag(
-      { ...this.#deps, children: run.children, recorder: run.recorder },
+      {
+        recordSaveWindowMs: RECORD_SAVE_WINDOW_MS,
+        ...this.#deps,
+        children: run.children,
+        recorder: run.recorder,
+      },
       {
         dag: run.dag,
         localDags: run.localDags,

@@ -23,4 +23,12 @@ export interface EngineDeps {
   readonly defaultShell: string;
   /** Run-level hooks (DAG-level container, mail notifications); none by default. */
   readonly runHooks?: readonly RunHook[];
+  /**
+   * How long changes of node states may wait to be saved together (ms): after a save of a running
+   * record, the next one waits until this window (at least 4 times the last save's duration) has
+   * passed. The run's start and its final status are saved at once, with whatever waited. 0 saves
+   * each change at the end of its event-loop turn. `RunHost` sets `RECORD_SAVE_WINDOW_MS`.
+   * @default 0
+   */
+  readonly recordSaveWindowMs?: number;
 }

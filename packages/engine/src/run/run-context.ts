@@ -91,7 +91,12 @@ export const newRunContext = (deps: EngineDeps, input: RunDagInput): RunContext 
       runError: '',
     },
     stop: new StopControl(),
-    saver: new RecordSaver(record, deps.recorder, log),
+    saver: new RecordSaver(record, {
+      recorder: deps.recorder,
+      clock: deps.clock,
+      windowMs: deps.recordSaveWindowMs ?? 0,
+      log,
+    }),
     hooks: new HookSet(log),
     closing: [],
     logsClosed: new Map(),

@@ -39,6 +39,31 @@ describe('RecordTransitions', () => {
     ]);
   });
 
+  it('publishes step:started for a step whose running state no save showed (coalesced saves)', () => {
+    const bus = new InMemoryRunEvents({ clock });
+    const events: unknown[] = [];
+    bus.subscribe({ types: ['step'] }, (e) => events.push([e.type, e.data['stepName']]));
+    const t = new RecordTransitions(bus);
+    const at = (n: NodeRecord, startedAt: string) => ({ ...n, startedAt });
+    const started = { startedAt: '2026-01-01T00:00:01.000Z' };
+    t.recordSaved({
+      ...record(RunStatus.Running, [node('a', NodeStatus.NotStarted)]),
+      ...started,
+    });
+    const ended = [
+      at(node('a', NodeStatus.Succeeded), '2026-01-01T00:00:02.000Z'),
+      at(node('old', NodeStatus.Failed), '2026-01-01T00:00:00.000Z'), // an earlier attempt's
+      at(node('skipped', NodeStatus.Skipped), ''), // never ran
+    ];
+    t.recordSaved({ ...record(RunStatus.Running, ended), ...started });
+    expect(events).toEqual([
+      ['step:started', 'a'],
+      ['step:finished', 'a'],
+      ['step:finished', 'old'],
+      ['step:finished', 'skipped'],
+    ]);
+  });
+
   it('tells a dequeued run apart from a started one', () => {
     const bus = new InMemoryRunEvents({ clock });
     const left: unknown[] = [];

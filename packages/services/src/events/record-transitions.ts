@@ -30,6 +30,18 @@ const nodesOf = (r: DagRunRecord): NodeRecord[] =>
     (n): n is NodeRecord => n !== undefined,
   );
 
+const RUNNING = nodeStatusLabel[NodeStatus.Running];
+
+/**
+ * True when node `n` ended having started in this run's attempt while no saved record showed it
+ * running: saves of node states are coalesced (docs/decisions.md, "Per-step cost"), and a
+ * worker's reports replaced before they left, so a short step may go from not started to its end
+ * in one save. It still gets its `step:started`. A node that ran in an earlier attempt (a retried
+ * run) started before the run did.
+ */
+const ranUnseen = (r: DagRunRecord, n: NodeRecord, was: NodeStatus): boolean =>
+  was === NodeStatus.NotStarted && n.startedAt !== '' && n.startedAt >= r.startedAt;
+
 /**
  * Turns the stream of saved run records into events: the store calls `recordSaved` after every
  * record it writes (the one place every run status change passes through, local and remote
@@ -110,7 +122,11 @@ export class RecordTransitions implements FinalRecords {
         statusLabel: nodeStatusLabel[n.status],
       };
       if (n.status === NodeStatus.Running) publish('step:started', data);
-      else if (isFinalNodeStatus(n.status)) publish('step:finished', data);
+      else if (isFinalNodeStatus(n.status)) {
+        if (ranUnseen(r, n, was))
+          publish('step:started', { ...data, status: NodeStatus.Running, statusLabel: RUNNING });
+        publish('step:finished', data);
+      }
     }
   }
 

@@ -9,6 +9,11 @@ export const TEMP_PREFIX = '.tmp-';
 
 const unlinkP = promisify(unlink);
 
+/** A file's content: text, bytes, or bytes in parts written one after the other. */
+export type FileData = string | Uint8Array | readonly Uint8Array[];
+
+const isParts = (d: FileData): d is readonly Uint8Array[] => Array.isArray(d);
+
 /** A temporary path next to `path` (same directory, so the rename is atomic). */
 export const tempPathFor = (path: string): string =>
   join(
@@ -25,7 +30,7 @@ export const tempPathFor = (path: string): string =>
  */
 export const writeFileAtomic = async (
   path: string,
-  data: string | Uint8Array,
+  data: FileData,
   opts: { readonly durable?: boolean } = {},
 ): Promise<void> => {
   const temp = tempPathFor(path);
@@ -48,12 +53,13 @@ export const writeFileAtomic = async (
  */
 export const writeNewFile = async (
   path: string,
-  data: string | Uint8Array,
+  data: FileData,
   opts: { readonly durable?: boolean } = {},
 ): Promise<void> => {
   const file = await fd.open(path, 'wx');
   try {
-    await fd.write(file, data);
+    if (isParts(data)) await fd.writev(file, data);
+    else await fd.write(file, data);
     if (opts.durable !== false) await fd.sync(file);
   } finally {
     await fd.close(file);

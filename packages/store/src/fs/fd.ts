@@ -12,6 +12,11 @@ export const fd = {
   open: promisify(fs.open) as (path: string, flags: string) => Promise<number>,
   /** Writes all of `data` at the file's position (appends for an `a` descriptor). */
   write: promisify(fs.writeFile) as (fd: number, data: string | Uint8Array) => Promise<void>,
+  /** Writes all of `buffers`, in order, at the file's position: one system call for many parts. */
+  writev: (f: number, buffers: readonly NodeJS.ArrayBufferView[]): Promise<void> =>
+    new Promise((resolve, reject) => {
+      fs.writev(f, buffers, (e) => (e ? reject(e) : resolve()));
+    }),
   sync: promisify(fs.fsync),
   datasync: promisify(fs.fdatasync),
   stat: promisify(fs.fstat) as (fd: number) => Promise<fs.Stats>,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDagFile, type DagRunRecord } from '@trellis/spec';
 import { makeRunRecord } from '@trellis/testkit';
-import { recordJson } from './record-json.js';
+import { recordJson, recordText } from './record-json.js';
 
 const record = (steps: number): DagRunRecord => {
   const yaml = `steps:\n${Array.from({ length: steps }, (_, i) => `  - {name: s${i}, command: "true"}`).join('\n')}\n`;
@@ -60,5 +60,21 @@ describe('recordJson', () => {
     const r = record(1) as DagRunRecord & { extra?: string | undefined };
     r.extra = undefined;
     expect(recordJson(r)).toBe(plain(r));
+  });
+
+  it('gives a copy of the record as saved, which later changes of the record do not reach', () => {
+    const r = record(3);
+    r.revision = 2;
+    recordText(r); // the nodes' text is cached
+    r.nodes[0]!.status = 4;
+    const text = recordText(r);
+    r.nodes[0]!.status = 2;
+    r.status = 2;
+    const copy = text.copy();
+    expect(copy.nodes[0]?.status).toBe(4);
+    r.nodes[0]!.status = 4;
+    r.status = 0;
+    expect(copy).toEqual(JSON.parse(plain(r)));
+    expect(Buffer.concat(text.parts).toString()).toBe(plain(r));
   });
 });

@@ -14,6 +14,7 @@ import { TEMP_CREATE_PREFIX } from './run-deleter.js';
 import { locateForWrite, runNotFound } from './run-locations.js';
 import type { RunSnapshot } from './run-snapshot.js';
 import { storageRootOf, toRunSummary } from './run-summary.js';
+import type { RecordText } from './record-json.js';
 import { readDiskRevision, serializeRecord } from './status-file.js';
 
 /** What `RunWriter` needs from the store. */
@@ -69,7 +70,7 @@ export class RunWriter {
         // and both files are written together.
         await Promise.all([
           writeNewFile(join(temp, SNAPSHOT_FILE), dag, { durable }),
-          writeNewFile(join(temp, STATUS_FILE), status, { durable }),
+          writeNewFile(join(temp, STATUS_FILE), status.parts, { durable }),
         ]);
         await fd.rename(temp, loc.dir);
       } catch (e) {
@@ -79,6 +80,8 @@ export class RunWriter {
       }
       // an accepted (queued) or final run must not vanish with its folder's name at a power cut
       if (durable) await fd.syncDir(parent);
+      // its first save need not read the revision back (as for a running save, see saveRun)
+      else this.#written.set(join(loc.dir, STATUS_FILE), record.revision);
       const logDir = layout.runLogDirOf(record);
       await Promise.all([
         mkdir(logDir, { recursive: true }).then(() => this.#noteLogDir(logDir)),
@@ -104,7 +107,7 @@ export class RunWriter {
     // them, are applied one after another in call order.
     const temp = tempPathFor(statusPath);
     const serialized = serializeRecord(record);
-    const written = writeNewFile(temp, serialized, { durable }).then(
+    const written = writeNewFile(temp, serialized.parts, { durable }).then(
       () => undefined,
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
     );
@@ -159,7 +162,7 @@ export class RunWriter {
       if (lock === undefined) return false; // another process is deciding right now
       try {
         if ((await readDiskRevision(statusPath)) !== expectRevision) return false;
-        await writeFileAtomic(statusPath, serialized, {
+        await writeFileAtomic(statusPath, serialized.parts, {
           durable: isDurableStatus(record.status),
         });
         this.#written.delete(statusPath);
@@ -174,8 +177,8 @@ export class RunWriter {
   }
 
   /** Tells `onSaved` of a record written, as it was when its save was called. */
-  #saved(serialized: string): void {
-    this.#deps.onSaved?.(JSON.parse(serialized) as DagRunRecord);
+  #saved(serialized: RecordText): void {
+    this.#deps.onSaved?.(serialized.copy());
   }
 
   /** Remembers a log folder made for a new run, for its recorder (a bounded number of them). */

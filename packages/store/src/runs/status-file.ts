@@ -2,7 +2,7 @@ import { open, readFile } from 'node:fs/promises';
 import { AppError, ErrorCode } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
 import { messageOf } from '../fs/fs-errors.js';
-import { recordJson } from './record-json.js';
+import { recordText, type RecordText } from './record-json.js';
 
 /** `{"revision":N` at the start of a status file: the revision is readable from its first bytes. */
 const REVISION_PREFIX = /^\{"revision":(\d+)[,}]/;
@@ -12,7 +12,7 @@ const PREFIX_BYTES = 40;
  * The text of `status.json`: compact JSON with `revision` as the first key, so a save can check
  * the revision on disk by reading a few bytes instead of parsing the whole record.
  */
-export const serializeRecord = (r: DagRunRecord): string => recordJson(r);
+export const serializeRecord = (r: DagRunRecord): RecordText => recordText(r);
 
 /** The error for a status file that exists but is not a run record. */
 export const corruptRecord = (path: string, reason: string): AppError =>
