@@ -61,7 +61,6 @@ export const startCoordinatorSide = async (
       clock,
       logDir: join(home, 'logs'),
       port,
-      soleCoordinator: true, // as the CLI wires the file store (one coordinator per home)
       onRunUpdate: (r) => {
         updates.push(structuredClone(r));
         if ([2, 3, 4, 6].includes(r.status)) waiters.get(r.dagRunId)?.(r);
