@@ -2,7 +2,7 @@ import type { Clock, Config } from '@trellis/core';
 import {
   Coordinator,
   type ChildRunsPort,
-  type CoordinatorDeps,
+  type LogChunkSink,
   type TlsFiles,
   type WorkerChange,
   type WorkerView,
@@ -65,7 +65,7 @@ export const makeFleet = (
   clock: Clock,
   log: (line: string) => void,
   events?: RunEvents,
-  more: Pick<CoordinatorDeps, 'logChunks' | 'soleCoordinator'> = {},
+  more: { readonly logChunks?: LogChunkSink | undefined } = {},
 ): Fleet | undefined => {
   const url = config.redis?.url;
   if (url === undefined) return undefined;
@@ -79,7 +79,7 @@ export const makeFleet = (
     store,
     clock,
     logDir: config.paths.logDir,
-    ...more,
+    ...(more.logChunks ? { logChunks: more.logChunks } : {}),
     writeErrors: store.writeErrors,
     host: c.host,
     port: c.port,

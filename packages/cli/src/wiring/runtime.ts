@@ -114,9 +114,7 @@ export const makeRuntime = async (
   const fleet =
     opts.fleet && config.redis?.url !== undefined
       ? (await import('./fleet.js')).makeFleet(config, store, clock, (l) => io.err(l), runEvents, {
-          ...(opened.logChunks ? { logChunks: opened.logChunks } : {}),
-          // replicated coordinators need the PostgreSQL store
-          soleCoordinator: opened.kind === 'files',
+          logChunks: opened.logChunks,
         })
       : undefined;
   // spec: registryAuths; CONTAINER_AUTH_CONFIG (the peer's DOCKER_AUTH_CONFIG also works)

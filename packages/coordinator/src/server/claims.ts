@@ -116,7 +116,6 @@ export class Claims {
     record.status = RunStatus.Running;
     if (record.startedAt === '') record.startedAt = now;
     record.revision += 1;
-    run.storedRevision = record.revision;
     // The store applies a run's saves in call order, so the worker's first report (sent after
     // this answer) lands after this save; the answer need not wait for the disk.
     const saving = deps.store

@@ -38,13 +38,6 @@ export interface CoordinatorDeps {
   readonly logDir: string;
   /** Where workers' log chunks go. @default a `LogChunkWriter` of files under `logDir` */
   readonly logChunks?: LogChunkSink;
-  /**
-   * No other coordinator applies workers' reports to this store (the file store: replicated
-   * coordinators need the PostgreSQL store, docs/ha.md). A report of a run whose record this
-   * coordinator wrote last is then written before the store is read.
-   * @default false
-   */
-  readonly soleCoordinator?: boolean;
   /** Where failed log writes are counted (`GET /health`, metrics): the store's. */
   readonly writeErrors?: StoreWriteErrors;
   /** Listen address. @default 127.0.0.1 */

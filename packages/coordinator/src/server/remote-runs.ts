@@ -11,11 +11,6 @@ export interface RemoteRun {
   readonly selector: Labels;
   /** Highest status report seq applied. */
   seq: number;
-  /**
-   * The revision of the run's record this coordinator wrote last (its claim, or a report it
-   * applied); undefined when it has not written one.
-   */
-  storedRevision?: number;
   /** Stops watching the run's stop requests. */
   unwatch: () => void;
   /** A stop was requested; forwarded to the worker until the run ends. */

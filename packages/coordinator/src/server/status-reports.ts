@@ -47,10 +47,10 @@ export class StatusReports {
     }
     // Written first, acknowledged after: a report the store refused is sent again by the worker
     // (UNAVAILABLE) and applied then, instead of being taken as applied.
-    let written: boolean;
-    let stored: DagRunRecord;
+    let stored: DagRunRecord | undefined;
     try {
-      ({ written, stored } = await this.#write(run, root, record));
+      stored = await deps.store.getRun(ref, { root });
+      if (record.revision > stored.revision) await deps.store.saveRun(record);
     } catch (e) {
       throw unavailable(
         `cannot store report ${req.seq} of run ${ref.dagRunId} of DAG "${ref.name}" (${(e as Error).message}); send it again`,
@@ -59,8 +59,8 @@ export class StatusReports {
     run.seq = Math.max(run.seq, req.seq);
     // The store holds it already: applied before, by this coordinator or another on the same
     // store (the worker moved before its ack came), or overtaken by a coordinator's write.
-    if (!written && !created) return this.#applied(req, ref, root, record, stored);
-    run.storedRevision = record.revision;
+    if (record.revision <= stored.revision && !created)
+      return this.#applied(req, ref, root, record, stored);
     deps.onRunUpdate?.(record);
     if (isFinalRunStatus(record.status)) {
       runs.remove(ref, root);
@@ -69,32 +69,6 @@ export class StatusReports {
       this.#ctx.capacity.changed();
     }
     return { appliedSeq: req.seq, dropped: false };
-  }
-
-  /**
-   * Writes the report's record unless the store holds it (or a later one) already; `stored` is
-   * what the store held then. When no other coordinator writes the store and this one wrote the
-   * run's revision it knows last (its claim, or a report it applied), a later revision is written
-   * at once and read back after (the store ignores a lower revision than its own, so the read
-   * shows a write that overtook it): the record is readable one store read sooner
-   * (docs/decisions.md, "The worker path"). Otherwise it is read first.
-   */
-  async #write(
-    run: RemoteRun,
-    root: RunRef,
-    record: DagRunRecord,
-  ): Promise<{ written: boolean; stored: DagRunRecord }> {
-    const { store, soleCoordinator } = this.#ctx.deps;
-    const known = run.storedRevision;
-    if (soleCoordinator === true && known !== undefined && record.revision > known) {
-      await store.saveRun(record);
-      const stored = await store.getRun(run.ref, { root });
-      return { written: stored.revision <= record.revision, stored };
-    }
-    const stored = await store.getRun(run.ref, { root });
-    if (record.revision <= stored.revision) return { written: false, stored };
-    await store.saveRun(record);
-    return { written: true, stored };
   }
 
   /**

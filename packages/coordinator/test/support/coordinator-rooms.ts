@@ -13,12 +13,9 @@ import { MemoryCoordinatorStore } from './memory-coordinator-store.js';
 
 /**
  * The coordinator's rooms over an in-memory store whose saves can fail (`store`: another
- * coordinator's, for two on one store; `soleCoordinator`: as on the file store).
+ * coordinator's, for two on one store).
  */
-export const setup = (
-  store = new MemoryCoordinatorStore(),
-  opts: { readonly soleCoordinator?: boolean } = {},
-) => {
+export const setup = (store = new MemoryCoordinatorStore()) => {
   const clock = new FakeClock('2026-03-01T10:00:00Z');
   const updates: DagRunRecord[] = [];
   const warnings: string[] = [];
@@ -27,7 +24,6 @@ export const setup = (
       store,
       clock,
       logDir: '/logs',
-      ...opts,
       onRunUpdate: (r) => updates.push(structuredClone(r)),
       warn: (m) => warnings.push(m),
     },

@@ -13,8 +13,6 @@ export class MemoryCoordinatorStore implements CoordinatorStore {
   readonly records = new Map<string, DagRunRecord>();
   /** Every save attempted, failed ones included (copies). */
   readonly saves: DagRunRecord[] = [];
-  /** Reads and saves in call order (`get <id>`, `save <id> <revision>`). */
-  readonly calls: string[] = [];
   #failing = 0;
 
   /** The next `n` saves reject with "disk full". */
@@ -33,7 +31,6 @@ export class MemoryCoordinatorStore implements CoordinatorStore {
   }
 
   getRun(ref: RunRef, opts: RootScope = {}): Promise<DagRunRecord> {
-    this.calls.push(`get ${ref.dagRunId}`);
     const r = this.peek(ref, opts.root);
     if (!r)
       return Promise.reject(
@@ -42,16 +39,13 @@ export class MemoryCoordinatorStore implements CoordinatorStore {
     return Promise.resolve(r);
   }
 
-  /** As both stores: a lower revision than the stored one is ignored. */
   saveRun(record: DagRunRecord): Promise<void> {
-    this.calls.push(`save ${record.dagRunId} ${record.revision}`);
     this.saves.push(structuredClone(record));
     if (this.#failing > 0) {
       this.#failing--;
       return Promise.reject(new Error('disk full'));
     }
-    const stored = this.records.get(keyOf(record, record.root));
-    if (stored === undefined || record.revision >= stored.revision) this.put(record);
+    this.put(record);
     return Promise.resolve();
   }
 
