@@ -6,6 +6,7 @@
 // spawner process (SpawnerProcessRunner, as the server, scheduler and workers run them). The
 // main process's CPU time per run is printed too: it varies less with the machine's load than
 // the wall-clock figures.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,7 +116,38 @@ const measure = async (label, processes) => {
   }
 };
 
+/**
+ * The floor the same minute: `/bin/sh -c true` spawned by a bare Node process (as small as the
+ * spawner), 200 one after another and 300 with 16 at a time, stdout and stderr piped; what a
+ * step cannot cost less than on this machine (its fork and exec cost varies with the host).
+ */
+const SPAWN_FLOOR = `
+const { spawn } = require('node:child_process');
+const one = () => new Promise((r) => {
+  const c = spawn('/bin/sh', ['-c', 'true'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
+  c.stdout.resume(); c.stderr.resume(); c.on('close', r);
+});
+(async () => {
+  let t = performance.now();
+  for (let i = 0; i < 200; i++) await one();
+  const chain = performance.now() - t;
+  t = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => { while (next++ < 300) await one(); }));
+  console.log(JSON.stringify({ chain, wide: performance.now() - t }));
+})();`;
+
+const spawnFloor = () => {
+  const { chain, wide } = JSON.parse(
+    execFileSync(process.execPath, ['-e', SPAWN_FLOOR]).toString(),
+  );
+  console.log(
+    `[floor] bare Node spawning sh -c true: 200 one after another ${chain.toFixed(0)} ms (${(chain / 200).toFixed(1)} ms each), 300 with 16 at a time ${wide.toFixed(0)} ms (the targets assume ~2 ms a spawn)`,
+  );
+};
+
 export default async function run() {
+  spawnFloor();
   await measure('in process', new NodeProcessRunner());
   const spawner = new SpawnerProcessRunner();
   await measure('spawner', spawner);
