@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
 import type { RunSummaryRecord } from '@trellis/services';
-import { ListingBodyCache } from './listing-body-cache.js';
-import { runSummariesJsonBody } from './run-summary-json.js';
+import { ListingBodyCache, listingCost } from './listing-body-cache.js';
+import { runSummariesJsonBody, type BuiltListing } from './run-summary-json.js';
 
 const summary = (id: string, extra: Partial<RunSummaryRecord> = {}): RunSummaryRecord => ({
   name: 'etl',
@@ -97,4 +97,43 @@ describe('ListingBodyCache', () => {
     expect(counted.size).toBe(2);
     expect(counted.body('a', '{"dagRuns":', runs, '}').body).toBe(a.body);
   });
+
+  it('holds no summary object in a kept listing, and counts its key, tail and run numbers', () => {
+    const c = new ListingBodyCache();
+    const runs = many(50);
+    const key = 'GET /dag-runs/etl?page=1&perPage=50';
+    const tail = ',"pagination":{"currentPage":1}}';
+    const kept = c.body(key, '{"dagRuns":', runs, tail);
+    expect(c.body(key, '{"dagRuns":', [...runs], tail)).toBe(kept);
+    expect(reaches(kept, new Set(runs))).toBe(false);
+    const expected = kept.body.length + runs.length * 12 + 2 * (key.length + tail.length);
+    expect(listingCost(key, kept as BuiltListing)).toBe(expected);
+    expect(c.bytes).toBe(expected);
+  });
+
+  it('does not keep a listing whose store made new summary objects again (no hit possible)', () => {
+    const c = new ListingBodyCache();
+    const first = c.body('k', '{"dagRuns":', many(30), '}');
+    const again = c.body('k', '{"dagRuns":', many(30), '}'); // equal runs, new objects
+    expect(again.body.toString()).toBe(first.body.toString());
+    expect(c.size).toBe(0);
+    expect(c.bytes).toBe(0);
+    const runs = many(30);
+    const kept = c.body('k', '{"dagRuns":', runs, '}');
+    expect(c.size).toBe(1);
+    expect(c.body('k', '{"dagRuns":', runs, '}')).toBe(kept);
+  });
 });
+
+/** True when `value`'s own properties lead (through objects and arrays) to one of `targets`. */
+const reaches = (
+  value: unknown,
+  targets: ReadonlySet<unknown>,
+  seen = new Set<unknown>(),
+): boolean => {
+  if (targets.has(value)) return true;
+  if (typeof value !== 'object' || value === null || seen.has(value)) return false;
+  if (ArrayBuffer.isView(value)) return false;
+  seen.add(value);
+  return Object.values(value).some((v) => reaches(v, targets, seen));
+};

@@ -1,28 +1,34 @@
 import type { RunSummaryRecord } from '@trellis/services';
-import { runSummariesJsonBody, type BuiltListing, type ListingBody } from './run-summary-json.js';
+import {
+  runSummariesJsonBody,
+  sameSummaries,
+  type BuiltListing,
+  type ListingBody,
+} from './run-summary-json.js';
 
 /** Listings kept at most (the least recently answered goes first). */
 export const MAX_CACHED_LISTINGS = 16;
-/** Bytes kept at most over all listings: bodies, plus 12 bytes a run for their run lists. */
+/**
+ * Bytes kept at most over all listings: bodies, 12 bytes a run (its number and offset), and the
+ * key and tail (2 bytes a character; the head is the route's one constant). A kept listing holds
+ * nothing else: no summary object.
+ */
 export const MAX_CACHED_LISTING_BYTES = 32 * 1024 * 1024;
 
-const costOf = (b: BuiltListing): number => b.body.length + b.runs.length * 12;
-
-/** True when both lists hold the same summary objects in the same order. */
-const sameRuns = (a: readonly RunSummaryRecord[], b: readonly RunSummaryRecord[]): boolean => {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-};
+/** What a kept listing holds, in bytes. */
+export const listingCost = (key: string, b: BuiltListing): number =>
+  b.body.length + b.ids.byteLength + b.offsets.byteLength + 2 * (key.length + b.tail.length);
 
 /**
  * The last body of each recent listing (by a key naming its query), answered again while the
  * store hands over the same summary objects in the same order. Stores replace a summary object
  * when its run changes and never change one in place (run-summary-json.ts), so comparing the
- * objects (10,000 pointer comparisons) tells an unchanged listing from a changed one without a
+ * objects (10,000 look-ups of their numbers, run-summary-json.ts) tells an unchanged listing from a changed one without a
  * version number: a run changed, added or deleted makes a new body, built from the old one's
  * bytes for the runs still in it. Never stale, and bounded: `MAX_CACHED_LISTINGS` listings and
- * `MAX_CACHED_LISTING_BYTES` in all (a body over the budget is answered, not kept).
+ * `MAX_CACHED_LISTING_BYTES` in all (a body over the budget is answered, not kept). A listing
+ * that shares no summary with its kept one is answered, not kept: the store made new objects
+ * (PostgreSQL over its cache cap reads each listing from the database), so no later one can hit.
  */
 export class ListingBodyCache {
   readonly #entries = new Map<string, BuiltListing>();
@@ -49,25 +55,26 @@ export class ListingBodyCache {
     const old = this.#entries.get(key);
     if (old !== undefined) {
       this.#entries.delete(key);
-      this.#bytes -= costOf(old);
-      if (old.head === head && old.tail === tail && sameRuns(old.runs, runs)) {
+      this.#bytes -= listingCost(key, old);
+      if (old.head === head && old.tail === tail && sameSummaries(old.ids, runs)) {
         this.#keep(key, old);
         return old;
       }
     }
     const built = runSummariesJsonBody(head, runs, tail, old);
-    this.#keep(key, built);
+    const renewed = old !== undefined && old.ids.length > 0 && runs.length > 0;
+    if (!(renewed && built.reused === 0)) this.#keep(key, built);
     return built;
   }
 
   #keep(key: string, b: BuiltListing): void {
-    if (costOf(b) > this.#maxBytes) return;
+    if (listingCost(key, b) > this.#maxBytes) return;
     this.#entries.set(key, b);
-    this.#bytes += costOf(b);
+    this.#bytes += listingCost(key, b);
     for (const [k, e] of this.#entries) {
       if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
       this.#entries.delete(k);
-      this.#bytes -= costOf(e);
+      this.#bytes -= listingCost(k, e);
     }
   }
 }

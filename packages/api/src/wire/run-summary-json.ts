@@ -47,11 +47,26 @@ export interface ListingBody {
 export interface BuiltListing extends ListingBody {
   readonly head: string;
   readonly tail: string;
-  /** The summaries listed, in order (the objects the store handed over). */
-  readonly runs: readonly RunSummaryRecord[];
+  /**
+   * The number of each listed summary's fragment, in order: not the summaries themselves, so a
+   * kept listing holds no summary object (nor, through `fragments`, its text) once the store
+   * dropped it (listing-body-cache.ts). A number names one summary object while it lives.
+   */
+  readonly ids: Float64Array;
   /** The byte offset in `body` of each summary's text. */
   readonly offsets: Uint32Array;
+  /** Summaries whose bytes were copied from the `previous` listing (0 without one). */
+  readonly reused: number;
 }
+
+/** True when `runs` are the summaries `ids` names, in the same order. */
+export const sameSummaries = (ids: Float64Array, runs: readonly RunSummaryRecord[]): boolean => {
+  if (ids.length !== runs.length) return false;
+  for (let i = 0; i < runs.length; i++) {
+    if (fragments.get(runs[i] as RunSummaryRecord)?.id !== ids[i]) return false;
+  }
+  return true;
+};
 
 /**
  * `${head}[s1,s2,...]${tail}` as UTF-8 bytes, each `s` the JSON of `toApiRunSummary(run)`: the
@@ -78,9 +93,11 @@ export const runSummariesJsonBody = (
   }
   const out = Buffer.allocUnsafe(size);
   const offsets = new Uint32Array(runs.length);
+  const ids = Float64Array.from(parts, (p) => p.id);
   let at = out.write(head, 0);
   out[at++] = 0x5b; // [
-  at = writeSummaries(out, at, { runs, parts, offsets }, previous);
+  const written = writeSummaries(out, at, { ids, parts, offsets }, previous);
+  at = written.at;
   out[at++] = 0x5d; // ]
   out.write(tail, at);
   const tag = `${(h1 >>> 0).toString(36)}${(h2 >>> 0).toString(36)}`;
@@ -89,33 +106,36 @@ export const runSummariesJsonBody = (
     etag: `W/"${BOOT}-${size.toString(36)}-${parts.length}-${tag}-${hashText(head + tail)}"`,
     head,
     tail,
-    runs,
+    ids,
     offsets,
+    reused: written.reused,
   };
 };
 
 /** The listing being written: its summaries, their fragments, and where each text goes. */
 interface Writing {
-  readonly runs: readonly RunSummaryRecord[];
+  readonly ids: Float64Array;
   readonly parts: readonly Fragment[];
   readonly offsets: Uint32Array;
 }
 
 /**
- * Writes `s1,s2,...` into `out` from `at` (recording each text's offset); returns the end. A
- * stretch of summaries that `previous` lists consecutively is one copy of its bytes.
+ * Writes `s1,s2,...` into `out` from `at` (recording each text's offset); returns the end and
+ * how many summaries were copied. A stretch of summaries that `previous` lists consecutively is
+ * one copy of its bytes.
  */
 const writeSummaries = (
   out: Buffer,
   at: number,
-  { runs, parts, offsets }: Writing,
+  { ids, parts, offsets }: Writing,
   previous: BuiltListing | undefined,
-): number => {
-  const was = previous === undefined ? undefined : positions(previous.runs);
+): { at: number; reused: number } => {
+  const was = previous === undefined ? undefined : positions(previous.ids);
+  let reused = 0;
   let i = 0;
-  while (i < runs.length) {
+  while (i < ids.length) {
     if (i > 0) out[at++] = 0x2c; // ,
-    const j = was?.get(runs[i] as RunSummaryRecord);
+    const j = was?.get(ids[i] as number);
     if (previous === undefined || j === undefined) {
       offsets[i] = at;
       at += out.write((parts[i] as Fragment).text, at);
@@ -123,20 +143,21 @@ const writeSummaries = (
       continue;
     }
     let k = 1;
-    while (i + k < runs.length && previous.runs[j + k] === runs[i + k]) k++;
+    while (i + k < ids.length && previous.ids[j + k] === ids[i + k]) k++;
     const from = previous.offsets[j] as number;
     const to = (previous.offsets[j + k - 1] as number) + (parts[i + k - 1] as Fragment).bytes;
     for (let m = 0; m < k; m++) offsets[i + m] = at + (previous.offsets[j + m] as number) - from;
     at += previous.body.copy(out, at, from, to);
+    reused += k;
     i += k;
   }
-  return at;
+  return { at, reused };
 };
 
-/** Each summary's place in a listing. */
-const positions = (runs: readonly RunSummaryRecord[]): Map<RunSummaryRecord, number> => {
-  const m = new Map<RunSummaryRecord, number>();
-  runs.forEach((r, i) => m.set(r, i));
+/** Each summary's place in a listing, by its fragment's number. */
+const positions = (ids: Float64Array): Map<number, number> => {
+  const m = new Map<number, number>();
+  ids.forEach((id, i) => m.set(id, i));
   return m;
 };
 
