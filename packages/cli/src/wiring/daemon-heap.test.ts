@@ -1,20 +1,36 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { IdleHeapTrim, type HeapPort } from './daemon-heap.js';
+import { IdleHeapTrim, v8Heap, type HeapPort } from './daemon-heap.js';
 
 const MiB = 1024 * 1024;
 
-/** A heap whose use the test sets; a collection brings it back to `live`. */
-const fakeHeap = (live: number): HeapPort & { set(bytes: number): void; collections: number } => {
-  let used = live;
+type FakeHeap = HeapPort & {
+  /** Sets the old generation's use (the young generation's is added to it). */
+  set(bytes: number): void;
+  /** Sets the young generation's use. */
+  young(bytes: number): void;
+  collections: number;
+};
+
+/** A heap whose use the test sets; a collection brings it back to `live`, all old. */
+const fakeHeap = (live: number): FakeHeap => {
+  let old = live;
+  let young = 0;
   const heap = {
     collections: 0,
-    used: () => used,
+    used: () => old + young,
+    old: () => old,
     collect: () => {
       heap.collections++;
-      used = live;
+      old = live;
+      young = 0;
     },
     set: (bytes: number) => {
-      used = bytes;
+      old = bytes;
+    },
+    young: (bytes: number) => {
+      young = bytes;
     },
   };
   return heap;
@@ -87,5 +103,56 @@ describe('IdleHeapTrim', () => {
       trim.check();
     }
     expect(heap.collections).toBe(3);
+  });
+
+  it('leaves a slowly allocating process alone: the young generation filling is no burst', () => {
+    const heap = fakeHeap(20 * MiB);
+    const trim = new IdleHeapTrim(heap);
+    let young = 0;
+    for (let i = 0; i < 100; i++) {
+      young += 250 * 1024; // under the quiet step: every check is quiet
+      if (young > 6 * MiB) young = 0; // a scavenge of V8's own
+      heap.young(young);
+      trim.check();
+    }
+    expect(heap.collections).toBe(0);
+  });
+});
+
+describe('v8Heap (the real heap)', () => {
+  const gcNow = () => (globalThis as { gc?: unknown }).gc;
+
+  it('collects: a dropped 20 MB of objects leaves the used heap', () => {
+    const heap = v8Heap();
+    const hold: { junk: unknown } = {
+      junk: Array.from({ length: 200_000 }, (_, i) => ({ i, s: `x${i}` })),
+    };
+    const before = heap.used();
+    expect(heap.old()).toBeLessThanOrEqual(before);
+    hold.junk = undefined;
+    heap.collect();
+    expect(heap.used()).toBeLessThan(before - 5 * 1024 * 1024);
+  });
+
+  it('leaves `gc` as it found it, in this context and in contexts made later', () => {
+    const was = typeof gcNow();
+    v8Heap();
+    expect(typeof gcNow()).toBe(was);
+    expect(runInNewContext('typeof gc')).toBe(was);
+  });
+
+  it('keeps --expose-gc on when the process had it on (NODE_OPTIONS=--expose-gc)', () => {
+    const had = gcNow();
+    setFlagsFromString('--expose-gc');
+    Object.assign(globalThis, { gc: runInNewContext('gc') });
+    try {
+      v8Heap();
+      expect(runInNewContext('typeof gc')).toBe('function');
+    } finally {
+      if (had === undefined) {
+        delete (globalThis as { gc?: unknown }).gc;
+        setFlagsFromString('--no-expose-gc');
+      }
+    }
   });
 });

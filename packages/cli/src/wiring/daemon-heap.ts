@@ -1,4 +1,4 @@
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /**
@@ -19,12 +19,19 @@ import { runInNewContext } from 'node:vm';
 export interface HeapPort {
   /** Bytes of the JS heap in use now (live and not yet collected). */
   used(): number;
+  /** Of those, the bytes outside the young generation (old, code and large-object spaces). */
+  old(): number;
   /** A full garbage collection: V8 then frees the pages left empty. */
   collect(): void;
 }
 
 export interface IdleHeapTrimOptions {
-  /** Growth of the used heap since the last collection that makes one worth it (4 MiB). */
+  /**
+   * Growth of the old generation since the last collection that makes one worth it (4 MiB). Not
+   * of the whole used heap: the young generation alone fills 4 MiB between two scavenges, so a
+   * process allocating slowly (a worker's heartbeats) would be quiet at every check and armed
+   * every ~16 s; what a burst leaves behind is what it promoted.
+   */
   readonly armBytes?: number;
   /** A check whose used heap moved less than this (256 KiB) is quiet: the burst is over. */
   readonly quietBytes?: number;
@@ -36,7 +43,8 @@ const MiB = 1024 * 1024;
 const SETTLE_CHECKS = 6;
 
 /**
- * One full GC once the heap grew by {@link IdleHeapTrimOptions.armBytes} and then stayed still
+ * One full GC once the old generation grew by {@link IdleHeapTrimOptions.armBytes} and the heap
+ * then stayed still
  * between two checks: none while work goes on, none on an idle heap. And one more after
  * {@link SETTLE_CHECKS} quiet checks: only a GC that sees 5 s of low allocation gives the young
  * generation back (V8's `Heap::ReduceNewSpaceSize`), which the first, right after the burst, does
@@ -46,7 +54,9 @@ export class IdleHeapTrim {
   readonly #heap: HeapPort;
   readonly #armBytes: number;
   readonly #quietBytes: number;
+  /** The old generation's use after the last collection (or the lowest seen since). */
   #base: number;
+  /** The whole heap's use at the last check. */
   #last: number;
   /** Quiet checks left before the settling GC; undefined when none is due. */
   #settleIn: number | undefined;
@@ -55,7 +65,8 @@ export class IdleHeapTrim {
     this.#heap = heap;
     this.#armBytes = options.armBytes ?? 4 * MiB;
     this.#quietBytes = options.quietBytes ?? 256 * 1024;
-    this.#base = this.#last = heap.used();
+    this.#base = heap.old();
+    this.#last = heap.used();
   }
 
   /** One check (every second in a daemon); true when it collected. */
@@ -63,13 +74,14 @@ export class IdleHeapTrim {
     const used = this.#heap.used();
     const quiet = Math.abs(used - this.#last) < this.#quietBytes;
     this.#last = used;
+    const old = this.#heap.old();
     // a GC of V8's own since the last trim: what it kept is the new base
-    if (used < this.#base) this.#base = used;
+    if (old < this.#base) this.#base = old;
     if (!quiet) {
       if (this.#settleIn !== undefined) this.#settleIn = SETTLE_CHECKS;
       return false;
     }
-    if (used - this.#base >= this.#armBytes) {
+    if (old - this.#base >= this.#armBytes) {
       this.#collect();
       this.#settleIn = SETTLE_CHECKS;
       return true;
@@ -82,16 +94,35 @@ export class IdleHeapTrim {
 
   #collect(): void {
     this.#heap.collect();
-    this.#base = this.#last = this.#heap.used();
+    this.#base = this.#heap.old();
+    this.#last = this.#heap.used();
   }
 }
 
-/** The real heap: `gc()` from a context made while `--expose-gc` was on (the flag goes off again). */
+/** The young generation's spaces (V8's names), left out of {@link HeapPort.old}. */
+const YOUNG = new Set(['new_space', 'new_large_object_space']);
+
+const oldGenerationUsed = (): number => {
+  let bytes = 0;
+  for (const s of getHeapSpaceStatistics())
+    if (!YOUNG.has(s.space_name)) bytes += s.space_used_size;
+  return bytes;
+};
+
+/**
+ * The real heap: `gc()` from a context made while `--expose-gc` was on. The flag goes off again
+ * unless it was on already (`NODE_OPTIONS=--expose-gc`: contexts made later keep their `gc`).
+ */
 export const v8Heap = (): HeapPort => {
+  const exposed = typeof (globalThis as { gc?: unknown }).gc === 'function';
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
-  setFlagsFromString('--no-expose-gc');
-  return { used: () => getHeapStatistics().used_heap_size, collect: () => gc() };
+  if (!exposed) setFlagsFromString('--no-expose-gc');
+  return {
+    used: () => getHeapStatistics().used_heap_size,
+    old: oldGenerationUsed,
+    collect: () => gc(),
+  };
 };
 
 /** How often a daemon checks its heap. */
