@@ -48,4 +48,21 @@ describe('RecordSaver window under wall-clock steps (a clock is not a stopwatch)
     await clock.advanceBy(WINDOW_MS);
     expect(saved).toEqual([1, 2]);
   });
+
+  it('saves a change made during a persistNow at once after it, not a window later', async () => {
+    const clock = new FakeClock(START); // stands still: a window never ends by itself
+    const ref: { saver?: RecordSaver } = {};
+    let later = true;
+    const made = saverWith(clock, () => {
+      if (later) ref.saver?.persist(); // a change during the urgent save
+      later = false;
+    });
+    ref.saver = made.saver;
+    let resolved = false;
+    void made.saver.persistNow().then(() => (resolved = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(made.saved).toEqual([1, 2]);
+    expect(resolved).toBe(true);
+    expect(clock.sleeps).toEqual([]);
+  });
 });

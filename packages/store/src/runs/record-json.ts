@@ -100,7 +100,3 @@ export const recordText = (r: DagRunRecord): RecordText => {
     },
   };
 };
-
-/** The record's whole JSON text (see {@link recordText}). */
-export const recordJson = (r: DagRunRecord): string =>
-  Buffer.concat(recordText(r).parts).toString('utf8');
