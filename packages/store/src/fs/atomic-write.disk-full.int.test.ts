@@ -12,6 +12,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunStatus, systemClock } from '@trellis/core';
+import { makeRecord } from '@trellis/testkit';
+import { FsRunStore } from '../runs/fs-run-store.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { remainderAfter } from './fd.js';
 
@@ -54,6 +57,26 @@ describe('a record written in parts on a full disk (a short writev)', () => {
     expect(result).toBe('ENOSPC');
     expect(readFileSync(path, 'utf8')).toBe('{"revision":1}');
     expect(readdirSync(dir).sort()).toEqual(['filler', 'status.json']);
+  });
+
+  it('a run save that meets the full disk rejects and the run keeps its last record', async () => {
+    rmSync(join(dir, 'filler'), { force: true });
+    const store = new FsRunStore({
+      dataDir: join(dir, 'data'),
+      logDir: join(dir, 'logs'),
+      clock: systemClock,
+    });
+    const r = makeRecord({ status: RunStatus.Running, revision: 1 });
+    await store.createRun(r, { dag: {}, localDags: [] } as never);
+    fillLeaving(dir, 8 * KiB);
+    const big = { ...r, revision: 2, error: 'x'.repeat(40 * KiB) };
+    const result = await store.saveRun(big).then(
+      () => 'saved',
+      (e: unknown) => (e as NodeJS.ErrnoException).code,
+    );
+    expect(result).toBe('ENOSPC');
+    const kept = await store.getRun({ name: r.name, dagRunId: r.dagRunId });
+    expect([kept.revision, kept.error]).toEqual([1, r.error]);
   });
 });
 
