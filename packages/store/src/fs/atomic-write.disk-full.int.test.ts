@@ -67,7 +67,7 @@ describe('a record written in parts on a full disk (a short writev)', () => {
       clock: systemClock,
     });
     const r = makeRecord({ status: RunStatus.Running, revision: 1 });
-    await store.createRun(r, { dag: {}, localDags: [] } as never);
+    await store.createRun(r, { dag: {}, localDags: [] });
     fillLeaving(dir, 8 * KiB);
     const big = { ...r, revision: 2, error: 'x'.repeat(40 * KiB) };
     const result = await store.saveRun(big).then(
