@@ -18,6 +18,12 @@ export interface RecordSaverDeps {
 const WINDOW_PER_SAVE_MS = 4;
 
 /**
+ * The longest window (unless `windowMs` is longer): a slow save under load, or a wall-clock step
+ * during one, must not hold the next saves for seconds or minutes.
+ */
+export const WINDOW_CAP_MS = 1000;
+
+/**
  * Saves the run's record. Saves are coalesced: while one is being written, later changes mark the
  * record dirty and one more save follows with the latest state, so the store never falls behind
  * and the last save always holds the final state. A `persist` starts its save at the end of the
@@ -26,16 +32,19 @@ const WINDOW_PER_SAVE_MS = 4;
  *
  * With a window (`windowMs` > 0), a `persist` also waits until the window since the last save
  * began has passed (the window is at least {@link WINDOW_PER_SAVE_MS} times the last save's
- * duration), so the changes of node states in that window make one save: a record of n nodes is
- * written about once per window instead of twice per step, which made a run's saves O(n^2)
- * (docs/decisions.md, "Per-step cost"). `persistNow` (a run's start and its final status) saves at
- * once, taking along whatever waited.
+ * duration, at most {@link WINDOW_CAP_MS} or `windowMs` if longer, whatever the clock does), so
+ * the changes of node states in that window make one save: a record of n nodes is written about
+ * once per window instead of twice per step, which made a run's saves O(n^2) (docs/decisions.md,
+ * "Per-step cost"). `persistNow` (a run's start and its final status) saves at once, taking along
+ * whatever waited; a change made while it waits is saved right after it, with no window.
  */
 export class RecordSaver {
   private saving: Promise<void> | undefined;
   private dirty = false;
   /** A `persistNow` is waiting: no window. */
   #urgent = false;
+  /** How many `persistNow` calls wait for the saves in progress: no window for those either. */
+  #waitingNow = 0;
   /** Ends the window being waited, for a `persistNow`. */
   #cut: AbortController | undefined;
   /**
@@ -63,7 +72,13 @@ export class RecordSaver {
     this.#urgent = true;
     this.#cut?.abort();
     this.#change(false);
-    while (this.saving) await this.saving;
+    // the saves that follow (a `persist` during this one) wait for no window either
+    this.#waitingNow++;
+    try {
+      while (this.saving) await this.saving;
+    } finally {
+      this.#waitingNow--;
+    }
   }
 
   #change(soon: boolean): void {
@@ -96,12 +111,16 @@ export class RecordSaver {
 
   /** Waits until the window since the last save has passed, unless a `persistNow` came. */
   async #window(): Promise<void> {
-    if (this.deps.windowMs <= 0 || this.#urgent) return;
-    const windowMs = Math.max(this.deps.windowMs, WINDOW_PER_SAVE_MS * this.#lastMs);
-    const waitMs = this.#lastAt + windowMs - this.deps.clock.now().getTime();
+    if (this.deps.windowMs <= 0 || this.#urgent || this.#waitingNow > 0) return;
+    const capMs = Math.max(this.deps.windowMs, WINDOW_CAP_MS);
+    const windowMs = clamp(WINDOW_PER_SAVE_MS * this.#lastMs, this.deps.windowMs, capMs);
+    // clamped: the clock is the wall clock, which may step back (a longer wait) or forward
+    const waitMs = Math.min(this.#lastAt + windowMs - this.deps.clock.now().getTime(), windowMs);
     if (waitMs <= 0) return;
     this.#cut = new AbortController();
     await this.deps.clock.sleep(waitMs, this.#cut.signal).catch(() => undefined);
     this.#cut = undefined;
   }
 }
+
+const clamp = (v: number, min: number, max: number): number => Math.min(Math.max(v, min), max);

@@ -64,6 +64,23 @@ describe('RecordTransitions', () => {
     ]);
   });
 
+  it("publishes step:started for a worker's step stamped before the run (its clock behind)", () => {
+    const bus = new InMemoryRunEvents({ clock });
+    const events: unknown[] = [];
+    bus.subscribe({ types: ['step'] }, (e) => events.push([e.type, e.data['stepName']]));
+    const t = new RecordTransitions(bus);
+    const claimed = { startedAt: '2026-01-01T00:00:10.000Z' }; // the coordinator's clock
+    const a = (status: NodeStatus, startedAt: string) => ({ ...node('a', status), startedAt });
+    t.recordSaved({ ...record(RunStatus.Running, [a(NodeStatus.NotStarted, '')]), ...claimed });
+    // the worker's clock is 2 s behind: its step started "before" the run
+    const done = a(NodeStatus.Succeeded, '2026-01-01T00:00:08.000Z');
+    t.recordSaved({ ...record(RunStatus.Running, [done]), ...claimed });
+    expect(events).toEqual([
+      ['step:started', 'a'],
+      ['step:finished', 'a'],
+    ]);
+  });
+
   it('tells a dequeued run apart from a started one', () => {
     const bus = new InMemoryRunEvents({ clock });
     const left: unknown[] = [];

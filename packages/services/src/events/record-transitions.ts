@@ -23,6 +23,8 @@ type Publish = (type: RunEventInput['type'], data: Record<string, unknown>) => v
 interface Seen {
   status: RunStatus;
   readonly nodes: Map<string, NodeStatus>;
+  /** The `startedAt` of the nodes the last save showed not started. */
+  readonly waiting: Map<string, string>;
 }
 
 const nodesOf = (r: DagRunRecord): NodeRecord[] =>
@@ -36,11 +38,20 @@ const RUNNING = nodeStatusLabel[NodeStatus.Running];
  * True when node `n` ended having started in this run's attempt while no saved record showed it
  * running: saves of node states are coalesced (docs/decisions.md, "Per-step cost"), and a
  * worker's reports replaced before they left, so a short step may go from not started to its end
- * in one save. It still gets its `step:started`. A node that ran in an earlier attempt (a retried
- * run) started before the run did.
+ * in one save. It still gets its `step:started`. A node an earlier save showed not started ran
+ * when its `startedAt` changed since (no comparison of times: a worker's clock, which stamps the
+ * node, may be behind the coordinator's, which stamped the run). Else (`waitingAt` undefined) a
+ * node that ran in an earlier attempt (a retried run) started before the run did.
  */
-const ranUnseen = (r: DagRunRecord, n: NodeRecord, was: NodeStatus): boolean =>
-  was === NodeStatus.NotStarted && n.startedAt !== '' && n.startedAt >= r.startedAt;
+const ranUnseen = (
+  r: DagRunRecord,
+  n: NodeRecord,
+  was: NodeStatus,
+  waitingAt: string | undefined,
+): boolean =>
+  was === NodeStatus.NotStarted &&
+  n.startedAt !== '' &&
+  (waitingAt === undefined ? n.startedAt >= r.startedAt : n.startedAt !== waitingAt);
 
 /**
  * Turns the stream of saved run records into events: the store calls `recordSaved` after every
@@ -81,7 +92,11 @@ export class RecordTransitions implements FinalRecords {
     const publish: Publish = (type, data) => {
       this.#events.publish({ ...base, type, data });
     };
-    const seen: Seen = prev ?? { status: RunStatus.NotStarted, nodes: new Map() };
+    const seen: Seen = prev ?? {
+      status: RunStatus.NotStarted,
+      nodes: new Map(),
+      waiting: new Map(),
+    };
     const runChanged = !prev || prev.status !== r.status;
     const was = seen.status;
     seen.status = r.status;
@@ -114,8 +129,13 @@ export class RecordTransitions implements FinalRecords {
   #nodesChanged(r: DagRunRecord, seen: Seen, publish: Publish): void {
     for (const n of nodesOf(r)) {
       const was = seen.nodes.get(n.step.name) ?? NodeStatus.NotStarted;
-      if (was === n.status) continue;
+      if (was === n.status) {
+        if (was === NodeStatus.NotStarted) seen.waiting.set(n.step.name, n.startedAt);
+        continue;
+      }
       seen.nodes.set(n.step.name, n.status);
+      const waitingAt = seen.waiting.get(n.step.name);
+      seen.waiting.delete(n.step.name);
       const data = {
         stepName: n.step.name,
         status: n.status,
@@ -123,7 +143,7 @@ export class RecordTransitions implements FinalRecords {
       };
       if (n.status === NodeStatus.Running) publish('step:started', data);
       else if (isFinalNodeStatus(n.status)) {
-        if (ranUnseen(r, n, was))
+        if (ranUnseen(r, n, was, waitingAt))
           publish('step:started', { ...data, status: NodeStatus.Running, statusLabel: RUNNING });
         publish('step:finished', data);
       }

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseDagFile, type DagRunRecord } from '@trellis/spec';
 import { makeRunRecord } from '@trellis/testkit';
-import { recordJson, recordText } from './record-json.js';
+import { recordText } from './record-json.js';
+
+/** The record's whole JSON text, as the parts a save writes give it. */
+const recordJson = (r: DagRunRecord): string => Buffer.concat(recordText(r).parts).toString('utf8');
 
 const record = (steps: number): DagRunRecord => {
   const yaml = `steps:\n${Array.from({ length: steps }, (_, i) => `  - {name: s${i}, command: "true"}`).join('\n')}\n`;

@@ -54,6 +54,8 @@ export interface RecordText {
    * 2-core machine, several times the copying itself.
    */
   readonly parts: readonly Uint8Array[];
+  /** The record's `revision` when the text was made: the one `parts` hold. */
+  readonly revision: number;
   /** A copy of the record as the text holds it (for `onRecordSaved`), parsed part by part. */
   copy(): DagRunRecord;
 }
@@ -90,6 +92,7 @@ export const recordText = (r: DagRunRecord): RecordText => {
   parts.push(Buffer.from(tail));
   return {
     parts,
+    revision: r.revision,
     copy: () => {
       const record = JSON.parse(head + tail) as DagRunRecord;
       if (nodes !== undefined) record.nodes = nodes.map((n) => JSON.parse(n.json) as never);
@@ -97,7 +100,3 @@ export const recordText = (r: DagRunRecord): RecordText => {
     },
   };
 };
-
-/** The record's whole JSON text (see {@link recordText}). */
-export const recordJson = (r: DagRunRecord): string =>
-  Buffer.concat(recordText(r).parts).toString('utf8');

@@ -81,7 +81,7 @@ export class RunWriter {
       // an accepted (queued) or final run must not vanish with its folder's name at a power cut
       if (durable) await fd.syncDir(parent);
       // its first save need not read the revision back (as for a running save, see saveRun)
-      else this.#written.set(join(loc.dir, STATUS_FILE), record.revision);
+      else this.#written.set(join(loc.dir, STATUS_FILE), status.revision);
       const logDir = layout.runLogDirOf(record);
       await Promise.all([
         mkdir(logDir, { recursive: true }).then(() => this.#noteLogDir(logDir)),
@@ -120,7 +120,7 @@ export class RunWriter {
         // owner writes a running record), so it need not be read back at every save.
         const known = this.#written.get(statusPath);
         const onDisk = known ?? (await readDiskRevision(statusPath));
-        if (record.revision < onDisk) return;
+        if (serialized.revision < onDisk) return;
         // Durable (fsync) for the states that must survive a power loss: queued and final. The
         // saves in between are atomic renames; after an OS crash a run left "running" is
         // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
@@ -131,7 +131,7 @@ export class RunWriter {
         this.#saved(serialized);
         if (durable) await fd.syncDir(loc.dir);
         if (durable) this.#written.delete(statusPath);
-        else this.#written.set(statusPath, record.revision);
+        else this.#written.set(statusPath, serialized.revision);
       } catch (e) {
         if (isMissing(e)) throw runNotFound(record, storageRootOf(record));
         throw e;
