@@ -17,12 +17,12 @@ const startingExecutor: Executor = {
   },
 };
 
-const run = async (yaml: string, recorder: InMemoryRecorder) => {
+const run = async (yaml: string, recorder: InMemoryRecorder, shell = startingExecutor) => {
   const dag = dagOf(yaml);
   return runDag(
     {
       clock: new FakeClock(undefined, { autoAdvance: true }),
-      executors: { shell: startingExecutor },
+      executors: { shell },
       commands: new ScriptedCommandRunner(),
       recorder,
       events: new EngineEvents(),
@@ -48,7 +48,21 @@ describe('record saves of a step (issue 21: one save per event-loop turn)', () =
     const recorder = new InMemoryRecorder({ slow: true });
     const steps = ['a', 'b', 'c'];
     const yaml = `steps:\n${steps.map((s, i) => `  - {name: ${s}, command: x${i > 0 ? `, depends: ${steps[i - 1]}` : ''}}`).join('\n')}\n`;
-    await run(yaml, recorder);
+    // each "process" ends only once a save showed its step running: never, without such saves
+    // (the test then times out); a timer here raced the save turn on a loaded machine
+    const savedRunning = (name: string) =>
+      recorder.saves.some((r) =>
+        r.nodes.some((n) => n.step.name === name && n.status === NodeStatus.Running),
+      );
+    const endsOnceSaved: Executor = {
+      run: async (ctx, onStart) => {
+        onStart?.(4242);
+        while (!savedRunning(ctx.step.name)) await new Promise((r) => setImmediate(r));
+        return { exitCode: 0, signal: null };
+      },
+    };
+    const r = await run(yaml, recorder, endsOnceSaved);
+    expect(r.status).toBe(RunStatus.Succeeded);
     for (let i = 0; i < steps.length; i++)
       expect(recorder.saves.some((s) => s.nodes[i]?.status === NodeStatus.Running)).toBe(true);
   });
