@@ -2,7 +2,8 @@ import { RunStatus, isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { ClaimRequest, ClaimResponse } from '../wire/messages.js';
 import type { CoordinatorContext } from './coordinator-context.js';
-import { badArg } from './grpc-errors.js';
+import { badArg, unavailable } from './grpc-errors.js';
+import type { RemoteRun } from './remote-runs.js';
 import type { RunTracker } from './run-tracker.js';
 import { refOf } from './wire-refs.js';
 
@@ -49,7 +50,8 @@ export class Claims {
       );
       return refuse(`run ${ref.dagRunId} was stopped`);
     }
-    this.#take(req, ref, root, record);
+    const taken = await this.#take(req, ref, root, record);
+    if (typeof taken === 'string') return refuse(taken);
     const runLogSize = record.log === '' ? 0 : await this.#ctx.logs.sizeOf(record.log);
     return {
       granted: true,
@@ -94,19 +96,48 @@ export class Claims {
   }
 
   /**
-   * Makes the run the worker's, synchronously (no await before the caller's next step): tracked
-   * as its, its record owned by it and running; the save goes on in the background.
+   * Makes the run the worker's: tracked as its at once (a second claim here is refused while the
+   * save is under way), then its record, owned by it and running, saved only if the stored
+   * revision is still the one read. A stop that ended the run, or a claim through another
+   * coordinator, written meanwhile makes the save fail: the claim is refused (the stop wins when
+   * its write lands first). The record as saved, or why the run cannot be claimed.
    */
-  #take(req: ClaimRequest, ref: RunRef, root: RunRef, record: DagRunRecord): void {
+  async #take(
+    req: ClaimRequest,
+    ref: RunRef,
+    root: RunRef,
+    first: DagRunRecord,
+  ): Promise<DagRunRecord | string> {
     const { deps } = this.#ctx;
     const tracked = this.#ctx.runs.get(ref, root);
-    if (tracked?.dispatchedAtMs !== undefined)
-      deps.onClaimed?.(deps.clock.now().getTime() - tracked.dispatchedAtMs);
     const run = tracked ?? this.#tracker.track(ref, root, req.workerId, {});
     run.workerId = req.workerId;
+    let record: DagRunRecord | string = first;
+    for (;;) {
+      const read = record.revision;
+      this.#own(req, record);
+      if (await this.#swap(record, read, () => this.#release(run, tracked))) break;
+      // Changed since it was read: read again (a stop or claim elsewhere refuses it).
+      run.workerId = undefined;
+      record = await this.#claimable(ref, root);
+      if (typeof record === 'string') {
+        this.#release(run, tracked);
+        // Ended by the stop that won: nothing left to follow here.
+        if (await this.#ended(ref, root)) this.#ctx.runs.remove(ref, root);
+        return record;
+      }
+      run.workerId = req.workerId;
+    }
     const incarnation = this.#ctx.registry.get(req.workerId)?.incarnation;
     if (incarnation) run.incarnation = incarnation;
-    const now = deps.clock.now().toISOString();
+    if (tracked?.dispatchedAtMs !== undefined)
+      deps.onClaimed?.(deps.clock.now().getTime() - tracked.dispatchedAtMs);
+    deps.onRunUpdate?.(record);
+    return record;
+  }
+
+  /** Names the worker as the record's owner and marks it running (a new revision). */
+  #own(req: ClaimRequest, record: DagRunRecord): void {
     record.owner = {
       pid: req.pid,
       host: req.host,
@@ -114,17 +145,39 @@ export class Claims {
       workerId: req.workerId,
     };
     record.status = RunStatus.Running;
-    if (record.startedAt === '') record.startedAt = now;
+    if (record.startedAt === '') record.startedAt = this.#ctx.deps.clock.now().toISOString();
     record.revision += 1;
-    // The store applies a run's saves in call order, so the worker's first report (sent after
-    // this answer) lands after this save; the answer need not wait for the disk.
-    const saving = deps.store
-      .saveRun(record)
-      .catch((e: unknown) =>
-        this.#ctx.warn(`saving the claim of run ${ref.dagRunId}: ${(e as Error).message}`),
-      )
-      .finally(() => this.#saving.delete(saving));
-    this.#saving.add(saving);
-    deps.onRunUpdate?.(record);
+  }
+
+  /** The compare-and-swap of a claim; a failed write releases the run and answers UNAVAILABLE. */
+  async #swap(record: DagRunRecord, expect: number, release: () => void): Promise<boolean> {
+    const saving = this.#ctx.deps.store.saveRunIf(record, expect);
+    const settled = saving.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#saving.add(settled);
+    try {
+      return await saving;
+    } catch (e) {
+      release();
+      // The worker sends the claim again (it waits out UNAVAILABLE).
+      throw unavailable(`saving the claim of run ${record.dagRunId}: ${(e as Error).message}`);
+    } finally {
+      this.#saving.delete(settled);
+    }
+  }
+
+  async #ended(ref: RunRef, root: RunRef): Promise<boolean> {
+    const r = await this.#ctx.deps.store.getRun(ref, { root }).catch(() => undefined);
+    return (
+      r !== undefined && isFinalRunStatus(r.status) && !this.#ctx.runs.get(ref, root)?.finishing
+    );
+  }
+
+  /** Undoes the claim's hold on a run it did not get: untracked, or back to waiting. */
+  #release(run: RemoteRun, tracked: RemoteRun | undefined): void {
+    if (tracked === undefined) this.#ctx.runs.remove(run.ref, run.root);
+    else if (run.workerId !== undefined) run.workerId = undefined;
   }
 }

@@ -21,14 +21,18 @@ let updates: DagRunRecord[];
 /** Saves of the coordinator's store that fail next ("disk full"), set by a test. */
 const failing = { saves: 0 };
 
+/** `save()`, or a "disk full" failure while `failing.saves` says so. */
+const unlessFailing = <T>(save: () => Promise<T>): Promise<T> => {
+  if (failing.saves === 0) return save();
+  failing.saves--;
+  return Promise.reject(new Error('disk full'));
+};
+
 /** The real store behind the coordinator, with saves that fail on demand. */
 const flaky = (real: FsRunStore): CoordinatorStore => ({
   getRun: (r, o) => real.getRun(r, o),
-  saveRun: (rec) => {
-    if (failing.saves === 0) return real.saveRun(rec);
-    failing.saves--;
-    return Promise.reject(new Error('disk full'));
-  },
+  saveRun: (rec) => unlessFailing(() => real.saveRun(rec)),
+  saveRunIf: (rec, expect) => unlessFailing(() => real.saveRunIf(rec, expect)),
   createRun: (rec, snap) => real.createRun(rec, snap),
   listRuns: (f) => real.listRuns(f),
   watchStop: (r, o, on) => real.watchStop(r, o, on),

@@ -86,22 +86,27 @@ export class RunTracker {
     // disk, so a failed write leaves it tracked (and its stop request in force) for a retry.
     if (run) run.finishing = true;
     try {
-      const record = await deps.store.getRun(ref, { root });
-      const owner = record.owner?.workerId ?? '';
-      // Ended, or claimed by a worker of another coordinator sharing the queues: not ours to end.
-      if (isFinalRunStatus(record.status) || (owner !== '' && owner !== 'local')) {
-        if (runs.get(ref, root) === run && run?.workerId === undefined) runs.remove(ref, root);
-        return false;
+      // Compare and swap: a claim through another coordinator that lands first wins (its worker
+      // is then told to stop, by the coordinator it uses, from the stop request in the store).
+      for (;;) {
+        const record = await deps.store.getRun(ref, { root });
+        const owner = record.owner?.workerId ?? '';
+        // Ended, or claimed by a worker of another coordinator sharing the queues: not ours to end.
+        if (isFinalRunStatus(record.status) || (owner !== '' && owner !== 'local')) {
+          if (runs.get(ref, root) === run && run?.workerId === undefined) runs.remove(ref, root);
+          return false;
+        }
+        const read = record.revision;
+        record.status = status;
+        record.finishedAt = deps.clock.now().toISOString();
+        record.error = error;
+        record.revision += 1;
+        if (!(await deps.store.saveRunIf(record, read))) continue; // changed meanwhile
+        runs.remove(ref, root);
+        deps.onRunUpdate?.(record);
+        this.#ctx.capacity.changed();
+        return true;
       }
-      record.status = status;
-      record.finishedAt = deps.clock.now().toISOString();
-      record.error = error;
-      record.revision += 1;
-      await deps.store.saveRun(record);
-      runs.remove(ref, root);
-      deps.onRunUpdate?.(record);
-      this.#ctx.capacity.changed();
-      return true;
     } finally {
       if (run) run.finishing = false;
     }

@@ -49,6 +49,13 @@ export class MemoryCoordinatorStore implements CoordinatorStore {
     return Promise.resolve();
   }
 
+  /** `saveRun` only while the stored revision is `expectRevision`. */
+  async saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean> {
+    if (this.peek(record, record.root)?.revision !== expectRevision) return false;
+    await this.saveRun(record);
+    return true;
+  }
+
   createRun(record: DagRunRecord): Promise<void> {
     this.put(record);
     return Promise.resolve();

@@ -1,0 +1,124 @@
+import { hostname } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunStatus, systemClock } from '@trellis/core';
+import { Coordinator, CoordinatorClient } from '@trellis/coordinator';
+import type { Dag, DagRunRecord, RunRef } from '@trellis/spec';
+import { migrate, PgDb, PgRunStore } from '@trellis/store-pg';
+import { FakeClock, makeRunRecord, startPostgres, type PrivatePostgres } from '@trellis/testkit';
+
+/**
+ * Issue 20: a stop asked of one coordinator while a worker of another claims the run, at the same
+ * instant, on one PostgreSQL store. Coordinator `a` dispatched the run (it waits on its dispatch
+ * queue); the worker `w1` is connected to `b`. Exactly one of the two writes lands: the stop
+ * (the run ends cancelled, the claim is refused) or the claim (the run is the worker's, and `b`
+ * tells the worker to stop it).
+ */
+const ROUNDS = 12;
+const LOGS = '/var/trellis/logs';
+
+let pg: PrivatePostgres;
+const dbs: PgDb[] = [];
+const coordinators: Coordinator[] = [];
+let client: CoordinatorClient;
+let storeA: PgRunStore;
+let a: Coordinator;
+
+/** One instance's store: its own pool on the shared database. */
+const openStore = (url: string, clock: FakeClock): PgRunStore => {
+  const db = new PgDb({ url, poolSize: 4 });
+  dbs.push(db);
+  return new PgRunStore({ db, logDir: LOGS, clock });
+};
+
+beforeAll(async () => {
+  pg = await startPostgres();
+  const url = await pg.createDatabase('stop_claim_race');
+  const clock = new FakeClock('2026-03-01T10:00:00Z');
+  storeA = openStore(url, clock);
+  await migrate(dbs[0]!);
+  const open = async (store: PgRunStore): Promise<Coordinator> => {
+    const c = new Coordinator({ store, clock, logDir: LOGS, port: 0 });
+    coordinators.push(c);
+    await c.start();
+    return c;
+  };
+  a = await open(storeA);
+  const b = await open(openStore(url, clock));
+  client = new CoordinatorClient({ address: `127.0.0.1:${b.port}`, clock: systemClock });
+}, 120_000);
+
+afterAll(async () => {
+  client?.close();
+  for (const c of coordinators) await c.stop();
+  await Promise.all(dbs.map((d) => d.end()));
+  await pg?.stop();
+});
+
+/** A run the leader marked running and put on the `any` dispatch queue through `a`. */
+const dispatched = async (i: number): Promise<DagRunRecord> => {
+  const ref = { name: 'race', dagRunId: `r${i}` };
+  const record: DagRunRecord = {
+    ...makeRunRecord({ name: 'race', params: [] } as unknown as Dag, ref.dagRunId),
+    status: RunStatus.Running,
+    log: `${LOGS}/race/r${i}/run.log`,
+    revision: 1,
+  };
+  await storeA.createRun(record, { dag: { name: 'race' }, localDags: [] });
+  a.expect(record, {});
+  return record;
+};
+
+/** Heartbeats of `w1` to `b` until a reply asks it to stop `ref` (bounded by the test's time). */
+const stopReachesWorker = async (ref: RunRef): Promise<boolean> => {
+  for (;;) {
+    const reply = await client.heartbeat({
+      workerId: 'w1',
+      labels: {},
+      capacity: 1,
+      runningTasks: [{ run: ref, root: ref, parent: null, startedAt: '' }],
+      incarnation: 'i1',
+      accepting: true,
+    });
+    if (reply.cancel.some((c) => c.dagRunId === ref.dagRunId)) return true;
+  }
+};
+
+describe('a stop and a claim of one run through two coordinators at once', () => {
+  it('land one of the two writes, and the run ends as the winner says', async () => {
+    const outcomes = { stop: 0, claim: 0 };
+    for (let i = 1; i <= ROUNDS; i++) {
+      const { name, dagRunId } = await dispatched(i);
+      const ref = { name, dagRunId };
+      await storeA.requestStop(ref); // as RunService.stop does; `a` ends the run it dispatched
+      const [stopped, claim] = await Promise.all([
+        a.finishUnclaimed(ref, RunStatus.Cancelled, 'stopped before a worker started it'),
+        client.claim({
+          workerId: 'w1',
+          run: ref,
+          root: ref,
+          host: hostname(),
+          pid: 1,
+          processStart: '',
+        }),
+      ]);
+      expect({ round: i, both: stopped && claim.granted }).toEqual({ round: i, both: false });
+      const stored = await storeA.getRun(ref);
+      if (stopped) {
+        outcomes.stop++;
+        expect(claim).toMatchObject({
+          granted: false,
+          reason: expect.stringMatching(/ended|stopped/),
+        });
+        expect(stored.status).toBe(RunStatus.Cancelled);
+        expect(stored.owner?.workerId).toBeUndefined();
+      } else {
+        outcomes.claim++;
+        expect(claim.granted).toBe(true);
+        expect(stored).toMatchObject({ status: RunStatus.Running, owner: { workerId: 'w1' } });
+        // The stop request is in the store: the coordinator the worker uses forwards it.
+        expect(await stopReachesWorker(ref)).toBe(true);
+      }
+    }
+    expect(outcomes.stop + outcomes.claim).toBe(ROUNDS);
+  }, 120_000);
+});
