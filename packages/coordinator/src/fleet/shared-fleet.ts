@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode } from '@trellis/core';
+import type { Labels } from '../registry/selector.js';
 import { UNHEALTHY_MS } from '../registry/worker-health.js';
 import { FORGET_AFTER_MS, type WorkerState } from '../registry/worker-registry.js';
 import { busySlots } from '../server/busy-slots.js';
@@ -44,6 +45,8 @@ export class SharedFleet {
   #loop: Promise<void> | undefined;
   /** Workers heard by other coordinators, by id: the freshest entry. */
   #remote = new Map<string, RemoteWorker>();
+  /** The selectors of runs live other coordinators dispatched that no worker claimed yet. */
+  #pending: readonly Labels[] = [];
   readonly #queues = new Set<string>();
   /** Each coordinator's last `publishedAtMs` seen, and when (this clock) it changed. */
   readonly #published = new Map<string, { value: number; changedAtMs: number }>();
@@ -110,6 +113,14 @@ export class SharedFleet {
       if (local === undefined || local.lastHeartbeat.getTime() < r.lastHeartbeatMs) out.push(r);
     }
     return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /**
+   * The selectors of runs other live coordinators put on a dispatch queue that no worker
+   * claimed yet, as of the last sync: availability counts them against the free slots.
+   */
+  pendingElsewhere(): readonly Labels[] {
+    return this.#pending;
   }
 
   /**
@@ -186,17 +197,20 @@ export class SharedFleet {
       advertise: this.#hooks.advertise(),
       publishedAtMs: this.#ctx.deps.clock.now().getTime(),
       workers,
+      pending: this.#ctx.runs.pending().map((r) => r.selector),
     };
   }
 
   /** Keeps the freshest entry of each worker other coordinators publish; capacity may grow. */
   #take(snapshots: readonly FleetSnapshot[]): void {
     const next = new Map<string, RemoteWorker>();
+    const pending: Labels[] = [];
     const now = this.#ctx.deps.clock.now().getTime();
     const forgetBefore = now - FORGET_AFTER_MS;
     for (const s of snapshots) {
       if (s.coordinatorId === this.id) continue;
       const live = this.#isLive(s, now);
+      if (live) pending.push(...(s.pending ?? []));
       for (const w of s.workers) {
         if (w.lastHeartbeatMs < forgetBefore) continue;
         const seen = next.get(w.id);
@@ -216,7 +230,9 @@ export class SharedFleet {
       );
     });
     this.#remote = next;
-    if (grew) this.#ctx.capacity.changed();
+    const fewer = pending.length < this.#pending.length;
+    this.#pending = pending;
+    if (grew || fewer) this.#ctx.capacity.changed();
   }
 
   /**
