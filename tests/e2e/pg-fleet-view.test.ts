@@ -11,7 +11,7 @@ import {
   type WorkerProcess,
 } from '@trellis/dispatch/testing';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { roleOf, startPgInstance } from './support/pg-instance.js';
+import { roleOf, startListedInstance } from './support/pg-instance.js';
 import { callApi, untilFinal, type StartAll } from './support/start-all.js';
 
 /**
@@ -52,18 +52,8 @@ beforeAll(async () => {
  */
 const startCluster = async (): Promise<void> => {
   const databaseUrl = await postgres.createDatabase('trellis_fleet');
-  const start = async (n: number, grpcPort: number): Promise<StartAll> => {
-    const s = await startPgInstance({
-      root,
-      n,
-      databaseUrl,
-      lease: { ttlMs: 2000, renewMs: 500 },
-      env: { SVC_REDIS_URL: redis.url },
-      args: ['--coordinator-port', String(grpcPort)],
-    });
-    instances.push(s);
-    return s;
-  };
+  const start = (n: number, grpcPort: number): Promise<StartAll> =>
+    startListedInstance(instances, { root, databaseUrl, n, redisUrl: redis.url, grpcPort });
   leader = await start(1, await freePort());
   await expect.poll(() => roleOf(leader), { timeout: 30_000 }).toBe('leader');
   const portB = await freePort();
