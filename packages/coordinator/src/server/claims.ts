@@ -1,4 +1,4 @@
-import { RunStatus, isFinalRunStatus } from '@trellis/core';
+import { AppError, ErrorCode, RunStatus, isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { ClaimRequest, ClaimResponse } from '../wire/messages.js';
 import type { CoordinatorContext } from './coordinator-context.js';
@@ -82,7 +82,10 @@ export class Claims {
     try {
       record = await this.#ctx.deps.store.getRun(ref, { root });
     } catch (e) {
-      return `run ${ref.dagRunId} of DAG "${ref.name}" is unknown: ${(e as Error).message}`;
+      // Not stored (or unreadable): refused. The store away: the worker sends the claim again.
+      if (AppError.is(e) && e.code !== ErrorCode.ServiceUnavailable)
+        return `run ${ref.dagRunId} of DAG "${ref.name}" is unknown: ${e.message}`;
+      throw unavailable(`reading run ${ref.dagRunId} to claim it: ${(e as Error).message}`);
     }
     // Checked again after the read: a concurrent claim (or end) of the run may have won meanwhile.
     const after = taken();
@@ -119,7 +122,10 @@ export class Claims {
       if (await this.#swap(record, read, () => this.#release(run, tracked))) break;
       // Changed since it was read: read again (a stop or claim elsewhere refuses it).
       run.workerId = undefined;
-      record = await this.#claimable(ref, root);
+      record = await this.#claimable(ref, root).catch((e: unknown) => {
+        this.#release(run, tracked);
+        throw e;
+      });
       if (typeof record === 'string') {
         this.#release(run, tracked);
         // Ended by the stop that won: nothing left to follow here.
