@@ -50,13 +50,14 @@ export class Claims {
       );
       return refuse(`run ${ref.dagRunId} was stopped`);
     }
+    // The record as saved: after a retry it is not the first one read.
     const taken = await this.#take(req, ref, root, record);
     if (typeof taken === 'string') return refuse(taken);
-    const runLogSize = record.log === '' ? 0 : await this.#ctx.logs.sizeOf(record.log);
+    const runLogSize = taken.log === '' ? 0 : await this.#ctx.logs.sizeOf(taken.log);
     return {
       granted: true,
       reason: '',
-      recordJson: JSON.stringify(record),
+      recordJson: JSON.stringify(taken),
       logDir: this.#ctx.deps.logDir,
       runLogSize,
     };

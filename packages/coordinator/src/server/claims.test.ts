@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { RunStatus } from '@trellis/core';
+import type { DagRunRecord } from '@trellis/spec';
+import { record, ref, report, setup } from '../../test/support/coordinator-rooms.js';
+
+const claimOf = (workerId = 'w1', pid = 1) => ({
+  workerId,
+  run: ref(),
+  root: ref(),
+  host: 'h',
+  pid,
+  processStart: '',
+});
+
+/** A queued run `r1` on a dispatch queue of the coordinator `setup()` gives. */
+const queuedRun = () => {
+  const c = setup();
+  const queued = record('r1', RunStatus.Queued);
+  c.store.put(queued);
+  c.tracker.expect(queued, {});
+  return c;
+};
+
+/** The next claim save of `c` finds the stored record changed once (another write landed). */
+const changedBeforeNextSave = (c: ReturnType<typeof setup>): void => {
+  const real = c.store.saveRunIf.bind(c.store);
+  let changed = false;
+  c.store.saveRunIf = (rec: DagRunRecord, expect: number) => {
+    if (!changed) {
+      changed = true;
+      const stored = c.store.peek(ref())!;
+      c.store.put({ ...stored, revision: stored.revision + 1 });
+    }
+    return real(rec, expect);
+  };
+};
+
+describe('a claim whose first save lost the race to another write', () => {
+  it('hands the worker the record as saved by the retry, so its reports are written', async () => {
+    const c = queuedRun();
+    changedBeforeNextSave(c);
+    const claim = await c.claims.claim(claimOf());
+    expect(claim.granted).toBe(true);
+    const given = JSON.parse(claim.recordJson) as DagRunRecord;
+    expect(given).toEqual(c.store.peek(ref()));
+    // The worker's first report (its revision one higher) is written, not only acknowledged.
+    const running = { ...given, revision: given.revision + 1, status: RunStatus.Succeeded };
+    await c.reports.report(report(1, running));
+    expect(c.store.peek(ref())?.status).toBe(RunStatus.Succeeded);
+  });
+});
