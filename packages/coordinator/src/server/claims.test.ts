@@ -49,3 +49,25 @@ describe('a claim whose first save lost the race to another write', () => {
     expect(c.store.peek(ref())?.status).toBe(RunStatus.Succeeded);
   });
 });
+
+describe('two claims of one run through one coordinator while the first is retried', () => {
+  it("refuse the second, and the run stays tracked as the winner's", async () => {
+    const c = queuedRun();
+    changedBeforeNextSave(c);
+    // The second claim arrives while the first reads the run again after its lost save.
+    const realGet = c.store.getRun.bind(c.store);
+    let second: ReturnType<typeof c.claims.claim> | undefined;
+    let reads = 0;
+    c.store.getRun = (r, o) => {
+      const p = realGet(r, o);
+      if (++reads === 2) second = c.claims.claim(claimOf('w2'));
+      return p;
+    };
+    const first = await c.claims.claim(claimOf('w1'));
+    const answers = { w1: first.granted, w2: (await second!).granted };
+    expect(answers.w1 !== answers.w2).toBe(true);
+    const winner = answers.w1 ? 'w1' : 'w2';
+    expect(c.store.peek(ref())?.owner?.workerId).toBe(winner);
+    expect(c.ctx.runs.get(ref(), ref())).toMatchObject({ workerId: winner, claiming: undefined });
+  });
+});

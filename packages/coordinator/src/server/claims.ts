@@ -68,11 +68,16 @@ export class Claims {
     await Promise.all([...this.#saving]);
   }
 
-  /** The run's record when no one has it and it has not ended; else why it cannot be claimed. */
-  async #claimable(ref: RunRef, root: RunRef): Promise<DagRunRecord | string> {
+  /**
+   * The run's record when no one has it and it has not ended; else why it cannot be claimed.
+   * `own`: the claim asking again after its save lost a race (its own hold is no obstacle).
+   */
+  async #claimable(ref: RunRef, root: RunRef, own?: object): Promise<DagRunRecord | string> {
     const taken = (): string | undefined => {
       const tracked = this.#ctx.runs.get(ref, root);
       if (tracked?.finishing) return `run ${ref.dagRunId} is being ended before a worker took it`;
+      if (tracked?.claiming !== undefined && tracked.claiming !== own)
+        return `run ${ref.dagRunId} is being claimed by another worker's request`;
       if (tracked?.workerId !== undefined)
         return `run ${ref.dagRunId} was already claimed by worker "${tracked.workerId}"`;
       return undefined;
@@ -115,26 +120,31 @@ export class Claims {
     const { deps } = this.#ctx;
     const tracked = this.#ctx.runs.get(ref, root);
     const run = tracked ?? this.#tracker.track(ref, root, req.workerId, {});
+    run.claiming = req;
     run.workerId = req.workerId;
+    const release = (): void => this.#release(run, req, tracked === undefined);
     let record: DagRunRecord | string = first;
     for (;;) {
       const read = record.revision;
       this.#own(req, record);
-      if (await this.#swap(record, read, () => this.#release(run, tracked))) break;
-      // Changed since it was read: read again (a stop or claim elsewhere refuses it).
+      if (await this.#swap(record, read, release)) break;
+      // Changed since it was read: read again (a stop or claim elsewhere refuses it). The hold
+      // stays (other claims here are refused), but a stop may end the run meanwhile.
       run.workerId = undefined;
-      record = await this.#claimable(ref, root).catch((e: unknown) => {
-        this.#release(run, tracked);
+      record = await this.#claimable(ref, root, req).catch((e: unknown) => {
+        release();
         throw e;
       });
       if (typeof record === 'string') {
-        this.#release(run, tracked);
+        release();
         // Ended by the stop that won: nothing left to follow here.
-        if (await this.#ended(ref, root)) this.#ctx.runs.remove(ref, root);
+        if ((await this.#ended(ref, root)) && this.#ctx.runs.get(ref, root) === run)
+          this.#ctx.runs.remove(ref, root);
         return record;
       }
       run.workerId = req.workerId;
     }
+    run.claiming = undefined;
     const incarnation = this.#ctx.registry.get(req.workerId)?.incarnation;
     if (incarnation) run.incarnation = incarnation;
     if (tracked?.dispatchedAtMs !== undefined)
@@ -182,9 +192,15 @@ export class Claims {
     );
   }
 
-  /** Undoes the claim's hold on a run it did not get: untracked, or back to waiting. */
-  #release(run: RemoteRun, tracked: RemoteRun | undefined): void {
-    if (tracked === undefined) this.#ctx.runs.remove(run.ref, run.root);
-    else if (run.workerId !== undefined) run.workerId = undefined;
+  /**
+   * Undoes the hold of the claim `req` on a run it did not get: untracked (`added` by the claim),
+   * or back to waiting. Left as it is when another claim or end has it meanwhile.
+   */
+  #release(run: RemoteRun, req: ClaimRequest, added: boolean): void {
+    if (run.claiming !== req) return;
+    run.claiming = undefined;
+    if (run.workerId === req.workerId) run.workerId = undefined;
+    if (added && this.#ctx.runs.get(run.ref, run.root) === run)
+      this.#ctx.runs.remove(run.ref, run.root);
   }
 }
