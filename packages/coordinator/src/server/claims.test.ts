@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
@@ -69,5 +70,29 @@ describe('two claims of one run through one coordinator while the first is retri
     const winner = answers.w1 ? 'w1' : 'w2';
     expect(c.store.peek(ref())?.owner?.workerId).toBe(winner);
     expect(c.ctx.runs.get(ref(), ref())).toMatchObject({ workerId: winner, claiming: undefined });
+  });
+});
+
+describe('a claim whose save landed but was answered as failed', () => {
+  it('is granted when the same worker process sends it again, and refused to another', async () => {
+    const c = queuedRun();
+    const real = c.store.saveRunIf.bind(c.store);
+    let lost = false;
+    c.store.saveRunIf = async (rec: DagRunRecord, expect: number) => {
+      const saved = await real(rec, expect);
+      if (lost) return saved;
+      lost = true;
+      throw new Error('connection lost before the commit was answered');
+    };
+    await expect(c.claims.claim(claimOf())).rejects.toMatchObject({
+      code: grpc.status.UNAVAILABLE,
+    });
+    expect(c.store.peek(ref())?.owner?.workerId).toBe('w1');
+    // A restarted w1 (another pid) is not the process that asked.
+    expect(await c.claims.claim(claimOf('w1', 2))).toMatchObject({ granted: false });
+    const again = await c.claims.claim(claimOf());
+    expect(again.granted).toBe(true);
+    expect(JSON.parse(again.recordJson)).toEqual(c.store.peek(ref()));
+    expect(c.ctx.runs.get(ref(), ref())).toMatchObject({ workerId: 'w1' });
   });
 });

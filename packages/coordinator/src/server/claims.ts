@@ -38,7 +38,7 @@ export class Claims {
     if (held !== undefined)
       // Cordoned or drained while it fetched the job: the run goes back to its queue.
       return { ...refuse(`worker "${req.workerId}" is ${held}`), requeue: true };
-    const record = await this.#claimable(ref, root);
+    const record = await this.#claimable(req, ref, root);
     if (typeof record === 'string') return refuse(record);
     const tracked = this.#ctx.runs.get(ref, root);
     if (tracked?.cancelRequested) {
@@ -70,13 +70,18 @@ export class Claims {
 
   /**
    * The run's record when no one has it and it has not ended; else why it cannot be claimed.
-   * `own`: the claim asking again after its save lost a race (its own hold is no obstacle).
+   * `retry`: `req` asking again after its save lost a race (its own hold is no obstacle).
    */
-  async #claimable(ref: RunRef, root: RunRef, own?: object): Promise<DagRunRecord | string> {
+  async #claimable(
+    req: ClaimRequest,
+    ref: RunRef,
+    root: RunRef,
+    retry = false,
+  ): Promise<DagRunRecord | string> {
     const taken = (): string | undefined => {
       const tracked = this.#ctx.runs.get(ref, root);
       if (tracked?.finishing) return `run ${ref.dagRunId} is being ended before a worker took it`;
-      if (tracked?.claiming !== undefined && tracked.claiming !== own)
+      if (tracked?.claiming !== undefined && !(retry && tracked.claiming === req))
         return `run ${ref.dagRunId} is being claimed by another worker's request`;
       if (tracked?.workerId !== undefined)
         return `run ${ref.dagRunId} was already claimed by worker "${tracked.workerId}"`;
@@ -99,9 +104,21 @@ export class Claims {
     if (isFinalRunStatus(record.status))
       return `run ${ref.dagRunId} already ended (status ${record.status})`;
     const owner = record.owner?.workerId;
-    if (owner !== undefined && owner !== 'local' && owner !== '')
+    if (owner !== undefined && owner !== 'local' && owner !== '' && !this.#repeat(req, record))
       return `run ${ref.dagRunId} was already claimed by worker "${owner}"`;
     return record;
+  }
+
+  /**
+   * The same worker process sending its claim again after its save landed but was answered
+   * UNAVAILABLE (the record names it; it does not list the run as running): granted again.
+   */
+  #repeat(req: ClaimRequest, record: DagRunRecord): boolean {
+    const o = record.owner;
+    if (o?.workerId !== req.workerId || o.pid !== req.pid || o.host !== req.host) return false;
+    if (o.processStart !== req.processStart) return false;
+    const listed = this.#ctx.registry.get(req.workerId)?.runningTasks ?? [];
+    return !listed.some((t) => t.dagName === record.name && t.dagRunId === record.dagRunId);
   }
 
   /**
@@ -131,7 +148,7 @@ export class Claims {
       // Changed since it was read: read again (a stop or claim elsewhere refuses it). The hold
       // stays (other claims here are refused), but a stop may end the run meanwhile.
       run.workerId = undefined;
-      record = await this.#claimable(ref, root, req).catch((e: unknown) => {
+      record = await this.#claimable(req, ref, root, true).catch((e: unknown) => {
         release();
         throw e;
       });
