@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { RunStatus, isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { Labels } from '../registry/selector.js';
@@ -12,6 +13,12 @@ import { toMsg } from './wire-refs.js';
  */
 export class RunTracker {
   readonly #ctx: CoordinatorContext;
+  /**
+   * Runs `fn` in the async context the tracker was made in: a stop watch (its timers, and the end
+   * of a queued run it writes) must not inherit the scope of whoever dispatched the run, such as
+   * the leader's queue processor, whose fenced writes fail once another instance leads.
+   */
+  readonly #outside = AsyncResource.bind(<T>(fn: () => T): T => fn());
 
   constructor(ctx: CoordinatorContext) {
     this.#ctx = ctx;
@@ -33,8 +40,10 @@ export class RunTracker {
     this.#ctx.runs.add(run);
     try {
       const isChild = ref.name !== root.name || ref.dagRunId !== root.dagRunId;
-      run.unwatch = this.#ctx.deps.store.watchStop(ref, isChild ? { root } : {}, () =>
-        this.#onStopRequested(ref, root),
+      run.unwatch = this.#outside(() =>
+        this.#ctx.deps.store.watchStop(ref, isChild ? { root } : {}, () =>
+          this.#onStopRequested(ref, root),
+        ),
       );
     } catch (e) {
       this.#ctx.warn(`cannot watch stop requests of run ${ref.dagRunId}: ${(e as Error).message}`);

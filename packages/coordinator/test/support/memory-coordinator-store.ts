@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { AppError, ErrorCode, type RunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { CoordinatorStore, RootScope } from '../../src/server/coordinator-store.js';
@@ -69,7 +70,17 @@ export class MemoryCoordinatorStore implements CoordinatorStore {
     );
   }
 
-  watchStop(): () => void {
-    return () => undefined;
+  /** Stop watchers by run key, each run in the async context it was registered in (a timer's). */
+  readonly #stopWatchers = new Map<string, () => void>();
+
+  watchStop(ref: RunRef, opts: RootScope, onStop: () => void): () => void {
+    const key = keyOf(ref, opts.root);
+    this.#stopWatchers.set(key, AsyncResource.bind(onStop));
+    return () => void this.#stopWatchers.delete(key);
+  }
+
+  /** A stop request of the run: its watcher, if any, is told. */
+  requestStop(ref: RunRef, root: RunRef = ref): void {
+    this.#stopWatchers.get(keyOf(ref, root))?.();
   }
 }

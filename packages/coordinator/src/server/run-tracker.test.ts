@@ -1,0 +1,27 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { describe, expect, it } from 'vitest';
+import { RunStatus } from '@trellis/core';
+import type { DagRunRecord } from '@trellis/spec';
+import { record, ref, setup } from '../../test/support/coordinator-rooms.js';
+
+describe('the stop watch of a run put on a dispatch queue', () => {
+  it('runs outside the async scope of whoever dispatched it (the leader queue processor)', async () => {
+    const leader = new AsyncLocalStorage<string>();
+    const c = setup();
+    const scopes: (string | undefined)[] = [];
+    const real = c.store.saveRunIf.bind(c.store);
+    c.store.saveRunIf = (rec: DagRunRecord, expect: number) => {
+      scopes.push(leader.getStore());
+      return real(rec, expect);
+    };
+    const queued = record('r1', RunStatus.Queued);
+    c.store.put(queued);
+    // As the queue processor does (`asLeader` in the CLI's wiring): dispatched in the scope.
+    leader.run('leader of lease 1', () => c.tracker.expect(queued, {}));
+    const ended = new Promise<void>((resolve) => c.ctx.capacity.on(resolve));
+    c.store.requestStop(ref());
+    await ended;
+    expect(c.store.peek(ref())?.status).toBe(RunStatus.Cancelled);
+    expect(scopes).toEqual([undefined]);
+  });
+});
