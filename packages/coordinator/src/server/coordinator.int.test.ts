@@ -196,7 +196,7 @@ describe('coordinator over real gRPC', () => {
       });
     failing.saves = 1;
     await expect(send()).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
-    expect((await store.getRun(ref)).status).not.toBe(4); // (the claim's save may still be on its way)
+    expect((await store.getRun(ref)).status).toBe(1); // the refused report was not written
     await expect(send()).resolves.toEqual({ appliedSeq: 1, dropped: false });
     expect((await store.getRun(ref)).status).toBe(4);
     expect(updates.at(-1)?.status).toBe(4);
