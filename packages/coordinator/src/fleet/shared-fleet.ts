@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode } from '@trellis/core';
-import type { Labels } from '../registry/selector.js';
+import { canonicalSelector, type Labels } from '../registry/selector.js';
 import { UNHEALTHY_MS } from '../registry/worker-health.js';
 import { FORGET_AFTER_MS, type WorkerState } from '../registry/worker-registry.js';
 import { busySlots } from '../server/busy-slots.js';
@@ -25,6 +25,23 @@ export interface SharedFleetHooks {
  * first sync runs while the Redis connection is still being made, and a blip is not news.
  */
 const WARN_AFTER_FAILURES = 3;
+
+/** Pending runs counted by selector (canonical form). */
+const countBySelector = (selectors: readonly Labels[]): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const s of selectors) {
+    const key = canonicalSelector(s);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+};
+
+/** True when some selector has fewer pending runs in `after` than in `before`. */
+const fewerOfAny = (before: readonly Labels[], after: readonly Labels[]): boolean => {
+  const now = countBySelector(after);
+  for (const [key, n] of countBySelector(before)) if ((now.get(key) ?? 0) < n) return true;
+  return false;
+};
 
 /**
  * The workers of every coordinator sharing one Redis (docs/ha.md, "Workers across
@@ -230,7 +247,7 @@ export class SharedFleet {
       );
     });
     this.#remote = next;
-    const fewer = pending.length < this.#pending.length;
+    const fewer = fewerOfAny(this.#pending, pending);
     this.#pending = pending;
     if (grew || fewer) this.#ctx.capacity.changed();
   }
