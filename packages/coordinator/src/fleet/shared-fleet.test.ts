@@ -42,6 +42,22 @@ describe('availability across coordinators', () => {
     expect(b.capacityChanges()).toBeGreaterThan(before);
   });
 
+  it('stops counting the runs pending elsewhere once Redis has been away for three syncs', async () => {
+    const { a, b, port, sync } = twoCoordinators();
+    await b.beat('w1');
+    a.tracker.expect(record('r1', RunStatus.Queued), gpu);
+    await sync();
+    expect(b.workers.availability(gpu)).toBe('every worker matching pool=gpu is busy');
+    port.down = true;
+    await b.fleet.sync();
+    await b.fleet.sync();
+    expect(b.workers.availability(gpu)).toBe('every worker matching pool=gpu is busy');
+    const before = b.capacityChanges();
+    await b.fleet.sync();
+    expect(b.workers.availability(gpu)).toBeNull();
+    expect(b.capacityChanges()).toBeGreaterThan(before);
+  });
+
   it('stops counting it once the other coordinator no longer hears it', async () => {
     const { a, b, clock, sync } = twoCoordinators();
     await b.beat('w1');

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode } from '@trellis/core';
-import { canonicalSelector, type Labels } from '../registry/selector.js';
+import type { Labels } from '../registry/selector.js';
 import { UNHEALTHY_MS } from '../registry/worker-health.js';
 import { FORGET_AFTER_MS, type WorkerState } from '../registry/worker-registry.js';
 import { busySlots } from '../server/busy-slots.js';
 import type { CoordinatorContext } from '../server/coordinator-context.js';
 import { runKey } from '../server/remote-runs.js';
 import type { FleetPort, FleetSnapshot, FleetWorker, RemoteWorker } from './fleet-port.js';
-import { forgetClaimedElsewhere } from './pending-elsewhere.js';
+import { fewerOfAny, forgetClaimedElsewhere } from './pending-elsewhere.js';
 import { applyStateRequests } from './state-requests.js';
 
 /** What the shared view asks of the coordinator around it. */
@@ -25,23 +25,6 @@ export interface SharedFleetHooks {
  * first sync runs while the Redis connection is still being made, and a blip is not news.
  */
 const WARN_AFTER_FAILURES = 3;
-
-/** Pending runs counted by selector (canonical form). */
-const countBySelector = (selectors: readonly Labels[]): Map<string, number> => {
-  const counts = new Map<string, number>();
-  for (const s of selectors) {
-    const key = canonicalSelector(s);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return counts;
-};
-
-/** True when some selector has fewer pending runs in `after` than in `before`. */
-const fewerOfAny = (before: readonly Labels[], after: readonly Labels[]): boolean => {
-  const now = countBySelector(after);
-  for (const [key, n] of countBySelector(before)) if ((now.get(key) ?? 0) < n) return true;
-  return false;
-};
 
 /**
  * The workers of every coordinator sharing one Redis (docs/ha.md, "Workers across
@@ -109,10 +92,14 @@ export class SharedFleet {
       this.#failures = 0;
     } catch (e) {
       // said once, and only once it lasts: at start the connection is still being made
-      if (++this.#failures === WARN_AFTER_FAILURES)
+      if (++this.#failures === WARN_AFTER_FAILURES) {
         this.#ctx.warn(
           `the shared worker view cannot be synced through Redis (${(e as Error).message}): this coordinator sees only its own workers until it can`,
         );
+        // The others' pending runs are as old as the view: no longer counted against its slots.
+        if (this.#pending.length > 0) this.#ctx.capacity.changed();
+        this.#pending = [];
+      }
     }
     await forgetClaimedElsewhere(this.#ctx, this.#listedElsewhere()).catch((e: unknown) =>
       this.#ctx.warn(`checking dispatched runs claimed elsewhere: ${(e as Error).message}`),
