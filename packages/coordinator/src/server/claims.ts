@@ -1,6 +1,7 @@
 import { AppError, ErrorCode, RunStatus, isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { ClaimRequest, ClaimResponse } from '../wire/messages.js';
+import { casPause } from './cas-pause.js';
 import type { CoordinatorContext } from './coordinator-context.js';
 import { badArg, unavailable } from './grpc-errors.js';
 import type { RemoteRun } from './remote-runs.js';
@@ -141,13 +142,14 @@ export class Claims {
     run.workerId = req.workerId;
     const release = (): void => this.#release(run, req, tracked === undefined);
     let record: DagRunRecord | string = first;
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const read = record.revision;
       this.#own(req, record);
       if (await this.#swap(record, read, release)) break;
       // Changed since it was read: read again (a stop or claim elsewhere refuses it). The hold
       // stays (other claims here are refused), but a stop may end the run meanwhile.
       run.workerId = undefined;
+      await casPause(deps.clock, attempt);
       record = await this.#claimable(req, ref, root, true).catch((e: unknown) => {
         release();
         throw e;

@@ -4,6 +4,7 @@ import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { Labels } from '../registry/selector.js';
 import type { CoordinatorContext } from './coordinator-context.js';
 import type { RemoteRun } from './remote-runs.js';
+import { casPause } from './cas-pause.js';
 import { toMsg } from './wire-refs.js';
 
 /**
@@ -97,7 +98,8 @@ export class RunTracker {
     try {
       // Compare and swap: a claim through another coordinator that lands first wins (its worker
       // is then told to stop, by the coordinator it uses, from the stop request in the store).
-      for (;;) {
+      for (let attempt = 0; ; attempt++) {
+        if (attempt > 0) await casPause(deps.clock, attempt);
         const record = await deps.store.getRun(ref, { root });
         const owner = record.owner?.workerId ?? '';
         // Ended, or claimed by a worker of another coordinator sharing the queues: not ours to end.
