@@ -156,8 +156,9 @@ export class Claims {
       });
       if (typeof record === 'string') {
         release();
-        // Ended by the stop that won: nothing left to follow here.
-        if ((await this.#ended(ref, root)) && this.#ctx.runs.get(ref, root) === run)
+        // Ended by the stop that won: nothing left to follow here (unless claimed again since).
+        const idle = (): boolean => run.claiming === undefined && run.workerId === undefined;
+        if ((await this.#ended(ref, root)) && this.#ctx.runs.get(ref, root) === run && idle())
           this.#ctx.runs.remove(ref, root);
         return record;
       }
