@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgDb } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { roleOf, startPgInstance } from './support/pg-instance.js';
+import { roleOf, startListedInstance } from './support/pg-instance.js';
 import { callApi, untilFinal, type StartAll } from './support/start-all.js';
 
 /**
@@ -22,16 +22,8 @@ const instances: StartAll[] = [];
 
 const DAGS = (): string => join(root, 'dags');
 
-const startInstance = async (n: number): Promise<StartAll> => {
-  const s = await startPgInstance({
-    root,
-    n,
-    databaseUrl,
-    lease: { ttlMs: 2000, renewMs: 500 },
-  });
-  instances.push(s);
-  return s;
-};
+const startInstance = (n: number): Promise<StartAll> =>
+  startListedInstance(instances, { root, databaseUrl, n });
 
 beforeAll(async () => {
   postgres = await startPostgres();

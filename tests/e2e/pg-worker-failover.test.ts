@@ -11,7 +11,7 @@ import {
 } from '@trellis/dispatch/testing';
 import { PgDb } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { startPgInstance } from './support/pg-instance.js';
+import { startListedInstance } from './support/pg-instance.js';
 import { callApi, untilFinal, type StartAll } from './support/start-all.js';
 
 /**
@@ -33,18 +33,8 @@ const DAGS = (): string => join(root, 'dags');
 const GATE = (): string => join(root, 'gate');
 const LINES = 40;
 
-const startInstance = async (n: number, grpcPort: number): Promise<StartAll> => {
-  const s = await startPgInstance({
-    root,
-    n,
-    databaseUrl,
-    lease: { ttlMs: 2000, renewMs: 500 },
-    env: { SVC_REDIS_URL: redis.url },
-    args: ['--coordinator-port', String(grpcPort)],
-  });
-  instances.push(s);
-  return s;
-};
+const startInstance = (n: number, grpcPort: number): Promise<StartAll> =>
+  startListedInstance(instances, { root, databaseUrl, n, redisUrl: redis.url, grpcPort });
 
 beforeAll(async () => {
   [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);

@@ -38,3 +38,33 @@ export const startPgInstance = async (o: PgInstanceOptions): Promise<StartAll> =
 /** `"leader"` or `"follower"`, as the instance's GET /health says. */
 export const roleOf = async (s: StartAll): Promise<unknown> =>
   (await callApi(`${s.url}/api/v2`, 'GET', '/health')).body.role;
+
+/** Lease of 2 s renewed every 0.5 s: take-overs within the tests' patience. */
+export const QUICK_LEASE = { ttlMs: 2000, renewMs: 500 } as const;
+
+/**
+ * Starts instance `n` with {@link QUICK_LEASE} and adds it to `into` (the test's clean-up list);
+ * with `redisUrl` and `grpcPort`, a coordinator on that port dispatching through that Redis
+ * (the shared worker view).
+ */
+export const startListedInstance = async (
+  into: StartAll[],
+  o: {
+    readonly root: string;
+    readonly databaseUrl: string;
+    readonly n: number;
+    readonly redisUrl?: string;
+    readonly grpcPort?: number;
+  },
+): Promise<StartAll> => {
+  const s = await startPgInstance({
+    root: o.root,
+    n: o.n,
+    databaseUrl: o.databaseUrl,
+    lease: QUICK_LEASE,
+    ...(o.redisUrl === undefined ? {} : { env: { SVC_REDIS_URL: o.redisUrl } }),
+    ...(o.grpcPort === undefined ? {} : { args: ['--coordinator-port', String(o.grpcPort)] }),
+  });
+  into.push(s);
+  return s;
+};

@@ -29,6 +29,11 @@ export interface FleetSnapshot {
   /** When it was published (that coordinator's clock): a new value says it is alive. */
   readonly publishedAtMs: number;
   readonly workers: readonly FleetWorker[];
+  /**
+   * The selectors of the runs it put on a dispatch queue that no worker claimed yet: the others
+   * count them against their free slots. Absent from coordinators of earlier versions.
+   */
+  readonly pending?: readonly Labels[];
 }
 
 /**

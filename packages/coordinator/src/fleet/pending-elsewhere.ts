@@ -1,4 +1,5 @@
 import { isFinalRunStatus } from '@trellis/core';
+import { canonicalSelector, type Labels } from '../registry/selector.js';
 import type { CoordinatorContext } from '../server/coordinator-context.js';
 import { runKey, type RemoteRun } from '../server/remote-runs.js';
 
@@ -44,4 +45,21 @@ export const forgetClaimedElsewhere = async (
     }
   }
   if (forgot) ctx.capacity.changed();
+};
+
+/** Pending runs counted by selector (canonical form). */
+const countBySelector = (selectors: readonly Labels[]): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const s of selectors) {
+    const key = canonicalSelector(s);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+};
+
+/** True when some selector has fewer pending runs in `after` than in `before`. */
+export const fewerOfAny = (before: readonly Labels[], after: readonly Labels[]): boolean => {
+  const now = countBySelector(after);
+  for (const [key, n] of countBySelector(before)) if ((now.get(key) ?? 0) < n) return true;
+  return false;
 };

@@ -29,6 +29,35 @@ describe('availability across coordinators', () => {
     expect(a.capacityChanges()).toBeGreaterThan(before);
   });
 
+  it('tells it when the runs pending elsewhere of one selector fall, though those of another rose', async () => {
+    const { a, b, sync } = twoCoordinators();
+    await b.beat('w1');
+    a.tracker.expect(record('r1', RunStatus.Queued), gpu);
+    await sync();
+    a.tracker.unexpect(ref('r1'), ref('r1'));
+    a.tracker.expect(record('r2', RunStatus.Queued), { pool: 'cpu' });
+    await a.fleet.sync();
+    const before = b.capacityChanges();
+    await b.fleet.sync();
+    expect(b.capacityChanges()).toBeGreaterThan(before);
+  });
+
+  it('stops counting the runs pending elsewhere once Redis has been away for three syncs', async () => {
+    const { a, b, port, sync } = twoCoordinators();
+    await b.beat('w1');
+    a.tracker.expect(record('r1', RunStatus.Queued), gpu);
+    await sync();
+    expect(b.workers.availability(gpu)).toBe('every worker matching pool=gpu is busy');
+    port.down = true;
+    await b.fleet.sync();
+    await b.fleet.sync();
+    expect(b.workers.availability(gpu)).toBe('every worker matching pool=gpu is busy');
+    const before = b.capacityChanges();
+    await b.fleet.sync();
+    expect(b.workers.availability(gpu)).toBeNull();
+    expect(b.capacityChanges()).toBeGreaterThan(before);
+  });
+
   it('stops counting it once the other coordinator no longer hears it', async () => {
     const { a, b, clock, sync } = twoCoordinators();
     await b.beat('w1');

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode } from '@trellis/core';
+import type { Labels } from '../registry/selector.js';
 import { UNHEALTHY_MS } from '../registry/worker-health.js';
 import { FORGET_AFTER_MS, type WorkerState } from '../registry/worker-registry.js';
 import { busySlots } from '../server/busy-slots.js';
 import type { CoordinatorContext } from '../server/coordinator-context.js';
 import { runKey } from '../server/remote-runs.js';
 import type { FleetPort, FleetSnapshot, FleetWorker, RemoteWorker } from './fleet-port.js';
-import { forgetClaimedElsewhere } from './pending-elsewhere.js';
+import { fewerOfAny, forgetClaimedElsewhere } from './pending-elsewhere.js';
 import { applyStateRequests } from './state-requests.js';
 
 /** What the shared view asks of the coordinator around it. */
@@ -44,6 +45,8 @@ export class SharedFleet {
   #loop: Promise<void> | undefined;
   /** Workers heard by other coordinators, by id: the freshest entry. */
   #remote = new Map<string, RemoteWorker>();
+  /** The selectors of runs live other coordinators dispatched that no worker claimed yet. */
+  #pending: readonly Labels[] = [];
   readonly #queues = new Set<string>();
   /** Each coordinator's last `publishedAtMs` seen, and when (this clock) it changed. */
   readonly #published = new Map<string, { value: number; changedAtMs: number }>();
@@ -89,10 +92,14 @@ export class SharedFleet {
       this.#failures = 0;
     } catch (e) {
       // said once, and only once it lasts: at start the connection is still being made
-      if (++this.#failures === WARN_AFTER_FAILURES)
+      if (++this.#failures === WARN_AFTER_FAILURES) {
         this.#ctx.warn(
           `the shared worker view cannot be synced through Redis (${(e as Error).message}): this coordinator sees only its own workers until it can`,
         );
+        // The others' pending runs are as old as the view: no longer counted against its slots.
+        if (this.#pending.length > 0) this.#ctx.capacity.changed();
+        this.#pending = [];
+      }
     }
     await forgetClaimedElsewhere(this.#ctx, this.#listedElsewhere()).catch((e: unknown) =>
       this.#ctx.warn(`checking dispatched runs claimed elsewhere: ${(e as Error).message}`),
@@ -110,6 +117,14 @@ export class SharedFleet {
       if (local === undefined || local.lastHeartbeat.getTime() < r.lastHeartbeatMs) out.push(r);
     }
     return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /**
+   * The selectors of runs other live coordinators put on a dispatch queue that no worker
+   * claimed yet, as of the last sync: availability counts them against the free slots.
+   */
+  pendingElsewhere(): readonly Labels[] {
+    return this.#pending;
   }
 
   /**
@@ -186,17 +201,20 @@ export class SharedFleet {
       advertise: this.#hooks.advertise(),
       publishedAtMs: this.#ctx.deps.clock.now().getTime(),
       workers,
+      pending: this.#ctx.runs.pending().map((r) => r.selector),
     };
   }
 
   /** Keeps the freshest entry of each worker other coordinators publish; capacity may grow. */
   #take(snapshots: readonly FleetSnapshot[]): void {
     const next = new Map<string, RemoteWorker>();
+    const pending: Labels[] = [];
     const now = this.#ctx.deps.clock.now().getTime();
     const forgetBefore = now - FORGET_AFTER_MS;
     for (const s of snapshots) {
       if (s.coordinatorId === this.id) continue;
       const live = this.#isLive(s, now);
+      if (live) pending.push(...(s.pending ?? []));
       for (const w of s.workers) {
         if (w.lastHeartbeatMs < forgetBefore) continue;
         const seen = next.get(w.id);
@@ -216,7 +234,9 @@ export class SharedFleet {
       );
     });
     this.#remote = next;
-    if (grew) this.#ctx.capacity.changed();
+    const fewer = fewerOfAny(this.#pending, pending);
+    this.#pending = pending;
+    if (grew || fewer) this.#ctx.capacity.changed();
   }
 
   /**

@@ -1,8 +1,10 @@
-import { RunStatus, isFinalRunStatus } from '@trellis/core';
+import { AppError, ErrorCode, RunStatus, isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { ClaimRequest, ClaimResponse } from '../wire/messages.js';
+import { casPause } from './cas-pause.js';
 import type { CoordinatorContext } from './coordinator-context.js';
-import { badArg } from './grpc-errors.js';
+import { badArg, unavailable } from './grpc-errors.js';
+import type { RemoteRun } from './remote-runs.js';
 import type { RunTracker } from './run-tracker.js';
 import { refOf } from './wire-refs.js';
 
@@ -37,7 +39,7 @@ export class Claims {
     if (held !== undefined)
       // Cordoned or drained while it fetched the job: the run goes back to its queue.
       return { ...refuse(`worker "${req.workerId}" is ${held}`), requeue: true };
-    const record = await this.#claimable(ref, root);
+    const record = await this.#claimable(req, ref, root);
     if (typeof record === 'string') return refuse(record);
     const tracked = this.#ctx.runs.get(ref, root);
     if (tracked?.cancelRequested) {
@@ -49,12 +51,14 @@ export class Claims {
       );
       return refuse(`run ${ref.dagRunId} was stopped`);
     }
-    this.#take(req, ref, root, record);
-    const runLogSize = record.log === '' ? 0 : await this.#ctx.logs.sizeOf(record.log);
+    // The record as saved: after a retry it is not the first one read.
+    const taken = await this.#take(req, ref, root, record);
+    if (typeof taken === 'string') return refuse(taken);
+    const runLogSize = taken.log === '' ? 0 : await this.#ctx.logs.sizeOf(taken.log);
     return {
       granted: true,
       reason: '',
-      recordJson: JSON.stringify(record),
+      recordJson: JSON.stringify(taken),
       logDir: this.#ctx.deps.logDir,
       runLogSize,
     };
@@ -65,11 +69,21 @@ export class Claims {
     await Promise.all([...this.#saving]);
   }
 
-  /** The run's record when no one has it and it has not ended; else why it cannot be claimed. */
-  async #claimable(ref: RunRef, root: RunRef): Promise<DagRunRecord | string> {
+  /**
+   * The run's record when no one has it and it has not ended; else why it cannot be claimed.
+   * `retry`: `req` asking again after its save lost a race (its own hold is no obstacle).
+   */
+  async #claimable(
+    req: ClaimRequest,
+    ref: RunRef,
+    root: RunRef,
+    retry = false,
+  ): Promise<DagRunRecord | string> {
     const taken = (): string | undefined => {
       const tracked = this.#ctx.runs.get(ref, root);
       if (tracked?.finishing) return `run ${ref.dagRunId} is being ended before a worker took it`;
+      if (tracked?.claiming !== undefined && !(retry && tracked.claiming === req))
+        return `run ${ref.dagRunId} is being claimed by another worker's request`;
       if (tracked?.workerId !== undefined)
         return `run ${ref.dagRunId} was already claimed by worker "${tracked.workerId}"`;
       return undefined;
@@ -80,7 +94,10 @@ export class Claims {
     try {
       record = await this.#ctx.deps.store.getRun(ref, { root });
     } catch (e) {
-      return `run ${ref.dagRunId} of DAG "${ref.name}" is unknown: ${(e as Error).message}`;
+      // Not stored (or unreadable): refused. The store away: the worker sends the claim again.
+      if (AppError.is(e) && e.code !== ErrorCode.ServiceUnavailable)
+        return `run ${ref.dagRunId} of DAG "${ref.name}" is unknown: ${e.message}`;
+      throw unavailable(`reading run ${ref.dagRunId} to claim it: ${(e as Error).message}`);
     }
     // Checked again after the read: a concurrent claim (or end) of the run may have won meanwhile.
     const after = taken();
@@ -88,25 +105,76 @@ export class Claims {
     if (isFinalRunStatus(record.status))
       return `run ${ref.dagRunId} already ended (status ${record.status})`;
     const owner = record.owner?.workerId;
-    if (owner !== undefined && owner !== 'local' && owner !== '')
+    if (owner !== undefined && owner !== 'local' && owner !== '' && !this.#repeat(req, record))
       return `run ${ref.dagRunId} was already claimed by worker "${owner}"`;
     return record;
   }
 
   /**
-   * Makes the run the worker's, synchronously (no await before the caller's next step): tracked
-   * as its, its record owned by it and running; the save goes on in the background.
+   * The same worker process sending its claim again after its save landed but was answered
+   * UNAVAILABLE (the record names it; it does not list the run as running): granted again.
    */
-  #take(req: ClaimRequest, ref: RunRef, root: RunRef, record: DagRunRecord): void {
+  #repeat(req: ClaimRequest, record: DagRunRecord): boolean {
+    const o = record.owner;
+    if (o?.workerId !== req.workerId || o.pid !== req.pid || o.host !== req.host) return false;
+    if (o.processStart !== req.processStart) return false;
+    const listed = this.#ctx.registry.get(req.workerId)?.runningTasks ?? [];
+    return !listed.some((t) => t.dagName === record.name && t.dagRunId === record.dagRunId);
+  }
+
+  /**
+   * Makes the run the worker's: tracked as its at once (a second claim here is refused while the
+   * save is under way), then its record, owned by it and running, saved only if the stored
+   * revision is still the one read. A stop that ended the run, or a claim through another
+   * coordinator, written meanwhile makes the save fail: the claim is refused (the stop wins when
+   * its write lands first). The record as saved, or why the run cannot be claimed.
+   */
+  async #take(
+    req: ClaimRequest,
+    ref: RunRef,
+    root: RunRef,
+    first: DagRunRecord,
+  ): Promise<DagRunRecord | string> {
     const { deps } = this.#ctx;
     const tracked = this.#ctx.runs.get(ref, root);
-    if (tracked?.dispatchedAtMs !== undefined)
-      deps.onClaimed?.(deps.clock.now().getTime() - tracked.dispatchedAtMs);
     const run = tracked ?? this.#tracker.track(ref, root, req.workerId, {});
+    run.claiming = req;
     run.workerId = req.workerId;
+    const release = (): void => this.#release(run, req, tracked === undefined);
+    let record: DagRunRecord | string = first;
+    for (let attempt = 1; ; attempt++) {
+      const read = record.revision;
+      this.#own(req, record);
+      if (await this.#swap(record, read, release)) break;
+      // Changed since it was read: read again (a stop or claim elsewhere refuses it). The hold
+      // stays (other claims here are refused), but a stop may end the run meanwhile.
+      run.workerId = undefined;
+      await casPause(deps.clock, attempt);
+      record = await this.#claimable(req, ref, root, true).catch((e: unknown) => {
+        release();
+        throw e;
+      });
+      if (typeof record === 'string') {
+        release();
+        // Ended by the stop that won: nothing left to follow here (unless claimed again since).
+        const idle = (): boolean => run.claiming === undefined && run.workerId === undefined;
+        if ((await this.#ended(ref, root)) && this.#ctx.runs.get(ref, root) === run && idle())
+          this.#ctx.runs.remove(ref, root);
+        return record;
+      }
+      run.workerId = req.workerId;
+    }
+    run.claiming = undefined;
     const incarnation = this.#ctx.registry.get(req.workerId)?.incarnation;
     if (incarnation) run.incarnation = incarnation;
-    const now = deps.clock.now().toISOString();
+    if (tracked?.dispatchedAtMs !== undefined)
+      deps.onClaimed?.(deps.clock.now().getTime() - tracked.dispatchedAtMs);
+    deps.onRunUpdate?.(record);
+    return record;
+  }
+
+  /** Names the worker as the record's owner and marks it running (a new revision). */
+  #own(req: ClaimRequest, record: DagRunRecord): void {
     record.owner = {
       pid: req.pid,
       host: req.host,
@@ -114,17 +182,45 @@ export class Claims {
       workerId: req.workerId,
     };
     record.status = RunStatus.Running;
-    if (record.startedAt === '') record.startedAt = now;
+    if (record.startedAt === '') record.startedAt = this.#ctx.deps.clock.now().toISOString();
     record.revision += 1;
-    // The store applies a run's saves in call order, so the worker's first report (sent after
-    // this answer) lands after this save; the answer need not wait for the disk.
-    const saving = deps.store
-      .saveRun(record)
-      .catch((e: unknown) =>
-        this.#ctx.warn(`saving the claim of run ${ref.dagRunId}: ${(e as Error).message}`),
-      )
-      .finally(() => this.#saving.delete(saving));
-    this.#saving.add(saving);
-    deps.onRunUpdate?.(record);
+  }
+
+  /** The compare-and-swap of a claim; a failed write releases the run and answers UNAVAILABLE. */
+  async #swap(record: DagRunRecord, expect: number, release: () => void): Promise<boolean> {
+    const saving = this.#ctx.deps.store.saveRunIf(record, expect);
+    const settled = saving.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#saving.add(settled);
+    try {
+      return await saving;
+    } catch (e) {
+      release();
+      // The worker sends the claim again (it waits out UNAVAILABLE).
+      throw unavailable(`saving the claim of run ${record.dagRunId}: ${(e as Error).message}`);
+    } finally {
+      this.#saving.delete(settled);
+    }
+  }
+
+  async #ended(ref: RunRef, root: RunRef): Promise<boolean> {
+    const r = await this.#ctx.deps.store.getRun(ref, { root }).catch(() => undefined);
+    return (
+      r !== undefined && isFinalRunStatus(r.status) && !this.#ctx.runs.get(ref, root)?.finishing
+    );
+  }
+
+  /**
+   * Undoes the hold of the claim `req` on a run it did not get: untracked (`added` by the claim),
+   * or back to waiting. Left as it is when another claim or end has it meanwhile.
+   */
+  #release(run: RemoteRun, req: ClaimRequest, added: boolean): void {
+    if (run.claiming !== req) return;
+    run.claiming = undefined;
+    if (run.workerId === req.workerId) run.workerId = undefined;
+    if (added && this.#ctx.runs.get(run.ref, run.root) === run)
+      this.#ctx.runs.remove(run.ref, run.root);
   }
 }

@@ -13,6 +13,12 @@ export interface RootScope {
 export interface CoordinatorStore {
   getRun(ref: RunRef, opts?: RootScope): Promise<DagRunRecord>;
   saveRun(record: DagRunRecord): Promise<void>;
+  /**
+   * Saves the record only if the stored revision is still `expectRevision` (compare and swap);
+   * false, nothing written, when another write landed first. Claims and ends of runs no worker
+   * has yet use it, so a stop and a claim made at once through two coordinators never both land.
+   */
+  saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean>;
   /** Creates a child run reported by a worker, with its DAG snapshot. */
   createRun(
     record: DagRunRecord,

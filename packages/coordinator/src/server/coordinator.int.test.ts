@@ -18,17 +18,21 @@ let store: FsRunStore;
 let coordinator: Coordinator;
 let client: CoordinatorClient;
 let updates: DagRunRecord[];
-/** Saves of the coordinator's store that fail next ("disk full"), set by a test. */
-const failing = { saves: 0 };
+/** Saves and reads of the coordinator's store that fail next ("disk full"), set by a test. */
+const failing = { saves: 0, reads: 0 };
 
-/** The real store behind the coordinator, with saves that fail on demand. */
+/** `call()`, or a "disk full" failure while `failing[kind]` says so. */
+const unlessFailing = <T>(kind: keyof typeof failing, call: () => Promise<T>): Promise<T> => {
+  if (failing[kind] === 0) return call();
+  failing[kind]--;
+  return Promise.reject(new Error('disk full'));
+};
+
+/** The real store behind the coordinator, with saves and reads that fail on demand. */
 const flaky = (real: FsRunStore): CoordinatorStore => ({
-  getRun: (r, o) => real.getRun(r, o),
-  saveRun: (rec) => {
-    if (failing.saves === 0) return real.saveRun(rec);
-    failing.saves--;
-    return Promise.reject(new Error('disk full'));
-  },
+  getRun: (r, o) => unlessFailing('reads', () => real.getRun(r, o)),
+  saveRun: (rec) => unlessFailing('saves', () => real.saveRun(rec)),
+  saveRunIf: (rec, expect) => unlessFailing('saves', () => real.saveRunIf(rec, expect)),
   createRun: (rec, snap) => real.createRun(rec, snap),
   listRuns: (f) => real.listRuns(f),
   watchStop: (r, o, on) => real.watchStop(r, o, on),
@@ -73,6 +77,7 @@ beforeEach(async () => {
   store = new FsRunStore({ dataDir: join(home, 'data'), logDir: join(home, 'logs'), clock });
   updates = [];
   failing.saves = 0;
+  failing.reads = 0;
   coordinator = new Coordinator({
     store: flaky(store),
     clock,
@@ -191,12 +196,35 @@ describe('coordinator over real gRPC', () => {
       });
     failing.saves = 1;
     await expect(send()).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
-    expect((await store.getRun(ref)).status).not.toBe(4); // (the claim's save may still be on its way)
+    expect((await store.getRun(ref)).status).toBe(1); // the refused report was not written
     await expect(send()).resolves.toEqual({ appliedSeq: 1, dropped: false });
     expect((await store.getRun(ref)).status).toBe(4);
     expect(updates.at(-1)?.status).toBe(4);
     // Ended here: the worker's slot is free again.
     expect(coordinator.availability({ gpu: 'true' })).toBeNull();
+  });
+
+  it('answers UNAVAILABLE to a claim whose read or save failed, so the worker sends it again and gets the run', async () => {
+    await beat('w1');
+    coordinator.expect(record(), { gpu: 'true' });
+    failing.reads = 1;
+    await expect(claim('w1')).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    failing.saves = 1;
+    await expect(claim('w1')).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    expect((await store.getRun(ref)).owner).toBeUndefined();
+    const again = await claim('w1');
+    expect(again.granted).toBe(true);
+    expect(await store.getRun(ref)).toMatchObject({ status: 1, owner: { workerId: 'w1' } });
+    // A run that is not stored is still refused, not retried.
+    const unknown = await client.claim({
+      workerId: 'w1',
+      run: { name: 'job', dagRunId: 'nope' },
+      root: { name: 'job', dagRunId: 'nope' },
+      host: hostname(),
+      pid: 1,
+      processStart: '',
+    });
+    expect(unknown).toMatchObject({ granted: false, reason: expect.stringMatching(/unknown/) });
   });
 
   it('ends a run still on its dispatch queue only once its record is written', async () => {

@@ -22,3 +22,12 @@ export const internal = (e: unknown): grpc.ServiceError =>
 /** The failure itself when it carries a gRPC status, else INTERNAL. */
 export const asServiceError = (e: unknown): grpc.ServiceError =>
   e instanceof Error && 'code' in e ? (e as grpc.ServiceError) : internal(e);
+
+/**
+ * A failed claim's status: UNAVAILABLE as it is (a store that failed: the worker sends the claim
+ * again), anything else INTERNAL (the worker gives the job up).
+ */
+export const claimError = (e: unknown): grpc.ServiceError =>
+  e instanceof Error && (e as Partial<grpc.ServiceError>).code === grpc.status.UNAVAILABLE
+    ? (e as grpc.ServiceError)
+    : internal(e);

@@ -15,7 +15,7 @@ import type {
 } from '../wire/messages.js';
 import type { ChildRuns } from './child-runs.js';
 import type { Claims } from './claims.js';
-import { asServiceError, badArg, internal } from './grpc-errors.js';
+import { asServiceError, badArg, claimError, internal } from './grpc-errors.js';
 import { receiveLogs } from './log-stream.js';
 import type { RunTracker } from './run-tracker.js';
 import type { StatusReports } from './status-reports.js';
@@ -64,8 +64,9 @@ export const serviceHandlers = (
 ): grpc.UntypedServiceImplementation => ({
   Heartbeat: heartbeatHandler(rooms.workers),
   Heartbeats: heartbeatStreamHandler(rooms.workers, beatStreams),
-  // ClaimRun answers every failure as INTERNAL, an invalid argument too.
-  ClaimRun: unary((req: ClaimRequest) => rooms.claims.claim(req), internal),
+  // ClaimRun answers UNAVAILABLE as it is (the worker sends the claim again), any other failure
+  // as INTERNAL, an invalid argument too.
+  ClaimRun: unary((req: ClaimRequest) => rooms.claims.claim(req), claimError),
   ReportStatus: unary((req: StatusReport) => rooms.reports.report(req)),
   StreamLogs: streamLogsHandler(rooms.logs),
   WatchCommands: (call: CommandStream): void => rooms.commands.watch(call),

@@ -25,6 +25,11 @@ export interface RemoteRun {
   warnedUnlisted?: boolean;
   /** Its final record is being written before any worker took it: claims are refused. */
   finishing: boolean;
+  /**
+   * The claim being saved (or retried after another write landed first): other claims of the
+   * run are refused meanwhile; only that claim undoes its hold.
+   */
+  claiming?: object | undefined;
   /** When its stored record was last checked for a claim made elsewhere (ms since the epoch). */
   checkedAtMs?: number;
 }

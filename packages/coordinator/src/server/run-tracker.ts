@@ -1,8 +1,10 @@
+import { AsyncResource } from 'node:async_hooks';
 import { RunStatus, isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { Labels } from '../registry/selector.js';
 import type { CoordinatorContext } from './coordinator-context.js';
 import type { RemoteRun } from './remote-runs.js';
+import { casPause } from './cas-pause.js';
 import { toMsg } from './wire-refs.js';
 
 /**
@@ -12,6 +14,12 @@ import { toMsg } from './wire-refs.js';
  */
 export class RunTracker {
   readonly #ctx: CoordinatorContext;
+  /**
+   * Runs `fn` in the async context the tracker was made in: a stop watch (its timers, and the end
+   * of a queued run it writes) must not inherit the scope of whoever dispatched the run, such as
+   * the leader's queue processor, whose fenced writes fail once another instance leads.
+   */
+  readonly #outside = AsyncResource.bind(<T>(fn: () => T): T => fn());
 
   constructor(ctx: CoordinatorContext) {
     this.#ctx = ctx;
@@ -33,8 +41,10 @@ export class RunTracker {
     this.#ctx.runs.add(run);
     try {
       const isChild = ref.name !== root.name || ref.dagRunId !== root.dagRunId;
-      run.unwatch = this.#ctx.deps.store.watchStop(ref, isChild ? { root } : {}, () =>
-        this.#onStopRequested(ref, root),
+      run.unwatch = this.#outside(() =>
+        this.#ctx.deps.store.watchStop(ref, isChild ? { root } : {}, () =>
+          this.#onStopRequested(ref, root),
+        ),
       );
     } catch (e) {
       this.#ctx.warn(`cannot watch stop requests of run ${ref.dagRunId}: ${(e as Error).message}`);
@@ -86,22 +96,28 @@ export class RunTracker {
     // disk, so a failed write leaves it tracked (and its stop request in force) for a retry.
     if (run) run.finishing = true;
     try {
-      const record = await deps.store.getRun(ref, { root });
-      const owner = record.owner?.workerId ?? '';
-      // Ended, or claimed by a worker of another coordinator sharing the queues: not ours to end.
-      if (isFinalRunStatus(record.status) || (owner !== '' && owner !== 'local')) {
-        if (runs.get(ref, root) === run && run?.workerId === undefined) runs.remove(ref, root);
-        return false;
+      // Compare and swap: a claim through another coordinator that lands first wins (its worker
+      // is then told to stop, by the coordinator it uses, from the stop request in the store).
+      for (let attempt = 0; ; attempt++) {
+        if (attempt > 0) await casPause(deps.clock, attempt);
+        const record = await deps.store.getRun(ref, { root });
+        const owner = record.owner?.workerId ?? '';
+        // Ended, or claimed by a worker of another coordinator sharing the queues: not ours to end.
+        if (isFinalRunStatus(record.status) || (owner !== '' && owner !== 'local')) {
+          if (runs.get(ref, root) === run && run?.workerId === undefined) runs.remove(ref, root);
+          return false;
+        }
+        const read = record.revision;
+        record.status = status;
+        record.finishedAt = deps.clock.now().toISOString();
+        record.error = error;
+        record.revision += 1;
+        if (!(await deps.store.saveRunIf(record, read))) continue; // changed meanwhile
+        runs.remove(ref, root);
+        deps.onRunUpdate?.(record);
+        this.#ctx.capacity.changed();
+        return true;
       }
-      record.status = status;
-      record.finishedAt = deps.clock.now().toISOString();
-      record.error = error;
-      record.revision += 1;
-      await deps.store.saveRun(record);
-      runs.remove(ref, root);
-      deps.onRunUpdate?.(record);
-      this.#ctx.capacity.changed();
-      return true;
     } finally {
       if (run) run.finishing = false;
     }

@@ -83,9 +83,15 @@ export class WorkerSide {
     let free = 0;
     for (const w of local) free += Math.max(0, w.capacity - busySlots(this.#ctx, w.id));
     for (const w of remote) free += Math.max(0, w.capacity - w.busy);
-    const pending = this.#ctx.runs
-      .pending()
-      .filter((p) => eligible.some((w) => matchesSelector(w.labels, p.selector))).length;
+    // Runs dispatched (here, or by another coordinator as of the last sync) and not yet claimed
+    // will take slots of these workers.
+    const selectors = [
+      ...this.#ctx.runs.pending().map((p) => p.selector),
+      ...(this.fleet?.pendingElsewhere() ?? []),
+    ];
+    const pending = selectors.filter((s) =>
+      eligible.some((w) => matchesSelector(w.labels, s)),
+    ).length;
     if (free - pending > 0) return null;
     return `every worker matching ${canonicalSelector(selector)} is busy`;
   }

@@ -12,11 +12,10 @@ import { WorkerSide } from '../../src/server/worker-side.js';
 import { MemoryCoordinatorStore } from './memory-coordinator-store.js';
 
 /**
- * The coordinator's rooms over an in-memory store whose saves can fail (`store`: another
- * coordinator's, for two on one store).
+ * One coordinator's context and rooms on `store` with `clock` (shared when several coordinators
+ * share one store): the run updates and warnings it gives are collected.
  */
-export const setup = (store = new MemoryCoordinatorStore()) => {
-  const clock = new FakeClock('2026-03-01T10:00:00Z');
+export const rooms = (store: MemoryCoordinatorStore, clock: FakeClock) => {
   const updates: DagRunRecord[] = [];
   const warnings: string[] = [];
   const ctx = createContext(
@@ -32,6 +31,18 @@ export const setup = (store = new MemoryCoordinatorStore()) => {
   const tracker = new RunTracker(ctx);
   const reconcile = new HeartbeatReconcile(ctx, tracker);
   const workers = new WorkerSide(ctx, reconcile);
+  return { ctx, tracker, reconcile, workers, updates, warnings, claims: new Claims(ctx, tracker) };
+};
+
+/**
+ * The coordinator's rooms over an in-memory store whose saves can fail (`store`: another
+ * coordinator's, for two on one store).
+ */
+export const setup = (store = new MemoryCoordinatorStore()) => {
+  const { ctx, tracker, reconcile, workers, updates, warnings, claims } = rooms(
+    store,
+    new FakeClock('2026-03-01T10:00:00Z'),
+  );
   /** A heartbeat of `workerId` listing `runs`, and its store work done. */
   const beat = async (
     workerId: string,
@@ -62,7 +73,7 @@ export const setup = (store = new MemoryCoordinatorStore()) => {
     warnings,
     beat,
     reports: new StatusReports(ctx, tracker),
-    claims: new Claims(ctx, tracker),
+    claims,
   };
 };
 

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { AppError, ErrorCode, type RunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { CoordinatorStore, RootScope } from '../../src/server/coordinator-store.js';
@@ -49,6 +50,13 @@ export class MemoryCoordinatorStore implements CoordinatorStore {
     return Promise.resolve();
   }
 
+  /** `saveRun` only while the stored revision is `expectRevision`. */
+  async saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean> {
+    if (this.peek(record, record.root)?.revision !== expectRevision) return false;
+    await this.saveRun(record);
+    return true;
+  }
+
   createRun(record: DagRunRecord): Promise<void> {
     this.put(record);
     return Promise.resolve();
@@ -62,7 +70,17 @@ export class MemoryCoordinatorStore implements CoordinatorStore {
     );
   }
 
-  watchStop(): () => void {
-    return () => undefined;
+  /** Stop watchers by run key, each run in the async context it was registered in (a timer's). */
+  readonly #stopWatchers = new Map<string, () => void>();
+
+  watchStop(ref: RunRef, opts: RootScope, onStop: () => void): () => void {
+    const key = keyOf(ref, opts.root);
+    this.#stopWatchers.set(key, AsyncResource.bind(onStop));
+    return () => void this.#stopWatchers.delete(key);
+  }
+
+  /** A stop request of the run: its watcher, if any, is told. */
+  requestStop(ref: RunRef, root: RunRef = ref): void {
+    this.#stopWatchers.get(keyOf(ref, root))?.();
   }
 }

@@ -1,33 +1,14 @@
-import type { DagRunRecord, RunRef } from '@trellis/spec';
+import type { RunRef } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
 import { MemoryFleet } from '../../src/fleet/memory-fleet.js';
 import { SharedFleet } from '../../src/fleet/shared-fleet.js';
-import { WorkerRegistry } from '../../src/registry/worker-registry.js';
-import { Claims } from '../../src/server/claims.js';
-import { createContext } from '../../src/server/coordinator-context.js';
-import { HeartbeatReconcile } from '../../src/server/heartbeat-reconcile.js';
 import { LostWorkers } from '../../src/server/lost-workers.js';
-import { RunTracker } from '../../src/server/run-tracker.js';
-import { WorkerSide } from '../../src/server/worker-side.js';
+import { rooms } from './coordinator-rooms.js';
 import { MemoryCoordinatorStore } from './memory-coordinator-store.js';
 
 /** One coordinator's rooms, sharing a store, a clock and a {@link MemoryFleet} with others. */
 const side = (name: string, store: MemoryCoordinatorStore, clock: FakeClock, port: MemoryFleet) => {
-  const updates: DagRunRecord[] = [];
-  const warnings: string[] = [];
-  const ctx = createContext(
-    {
-      store,
-      clock,
-      logDir: '/logs',
-      onRunUpdate: (r) => updates.push(structuredClone(r)),
-      warn: (m) => warnings.push(m),
-    },
-    new WorkerRegistry(),
-  );
-  const tracker = new RunTracker(ctx);
-  const reconcile = new HeartbeatReconcile(ctx, tracker);
-  const workers = new WorkerSide(ctx, reconcile);
+  const { ctx, tracker, reconcile, workers, updates, warnings, claims } = rooms(store, clock);
   const lost = new LostWorkers(ctx);
   const fleet = new SharedFleet(ctx, port, {
     advertise: () => `${name}:50055`,
@@ -63,7 +44,7 @@ const side = (name: string, store: MemoryCoordinatorStore, clock: FakeClock, por
     updates,
     warnings,
     beat,
-    claims: new Claims(ctx, tracker),
+    claims,
     capacityChanges: () => capacityChanges,
   };
 };

@@ -36,6 +36,29 @@ describe('replicated coordinators share their workers through Redis', { timeout:
     expect(t.a.workers().map((w) => [w.id, w.health])).toEqual([['gpu-1', 'healthy']]);
   });
 
+  it('counts the runs the other coordinator dispatched and no worker claimed yet against the free slots', async () => {
+    const selector = { pool: 'last-1' };
+    await beat(t.b, t.toB, 'last-1'); // 2 slots, connected to b only
+    await syncBoth(t);
+    expect(t.b.availability(selector)).toBeNull();
+    const dispatched = (dagRunId: string): DagRunRecord => ({
+      ...running(''),
+      dagRunId,
+      root: { name: 'job', dagRunId },
+    });
+    // a hands out both slots of b's worker; no worker took either yet
+    t.a.expect(dispatched('p1'), selector);
+    t.a.expect(dispatched('p2'), selector);
+    expect(t.a.availability(selector)).toBe('every worker matching pool=last-1 is busy');
+    await syncBoth(t);
+    expect(t.b.availability(selector)).toBe('every worker matching pool=last-1 is busy');
+    // Gone from a's queue (as a failed enqueue leaves them): b counts the slots free again.
+    t.a.unexpect({ name: 'job', dagRunId: 'p1' });
+    t.a.unexpect({ name: 'job', dagRunId: 'p2' });
+    await syncBoth(t);
+    expect(t.b.availability(selector)).toBeNull();
+  });
+
   it('keeps the runs of a worker that moved from one to the other, and loses them once no one hears it', async () => {
     await t.store.createRun(running('mover'), { dag: { name: 'job', steps: [] }, localDags: [] });
     await beat(t.a, t.toA, 'mover', task); // a adopts the run from the store
