@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DagRunRecord } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
-import type { RunRecorder } from '../ports/recorder.js';
-import { RecordSaver, WINDOW_CAP_MS } from './record-saver.js';
+import type { RunRecorder } from '../../src/ports/recorder.js';
+import { RecordSaver, WINDOW_CAP_MS } from '../../src/run/record-saver.js';
 
 const WINDOW_MS = 50;
 const START = '2026-01-01T12:00:00.000Z';
