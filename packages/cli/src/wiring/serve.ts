@@ -165,17 +165,19 @@ export const STARTUP_STOP_MS = 10_000;
  * lock another instance holds), undefined, so the process exits instead of waiting for ever.
  * A start-up that ends within the bound is stopped cleanly as usual.
  */
-const readyUnlessStopped = async (
+export const readyUnlessStopped = async (
   wiring: Promise<ServingApp | undefined>,
   until: Promise<unknown>,
   io: CliIo,
 ): Promise<ServingApp | undefined> => {
   let timer: NodeJS.Timeout | undefined;
+  let settled = false;
   const GAVE_UP = Symbol('gave up');
+  // a stop signal after start-up (the usual stop) arms no timer: one would hold the exit 10 s
   const givenUp = until.then(
     () =>
       new Promise<typeof GAVE_UP>((resolve) => {
-        timer = setTimeout(() => resolve(GAVE_UP), STARTUP_STOP_MS);
+        if (!settled) timer = setTimeout(() => resolve(GAVE_UP), STARTUP_STOP_MS);
       }),
   );
   try {
@@ -189,6 +191,7 @@ const readyUnlessStopped = async (
     }
     return ready;
   } finally {
+    settled = true;
     clearTimeout(timer);
   }
 };
