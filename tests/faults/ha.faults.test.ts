@@ -141,9 +141,10 @@ const verify = async (
   const got = await fires(c);
   const expected: number[] = [];
   for (let m = Math.ceil(window.from / 60_000) * 60_000; m <= until; m += 60_000) expected.push(m);
-  expect(got.filter((f) => f.at >= window.from && f.at <= until).map((f) => f.at)).toEqual(
-    expected,
-  );
+  const inWindow = got.filter((f) => f.at >= window.from && f.at <= until);
+  if (inWindow.length !== expected.length)
+    console.log(JSON.stringify({ window, got }), c.context());
+  expect(inWindow.map((f) => f.at)).toEqual(expected);
   // (a frozen leader, once resumed and stepped down, may win the lease again fairly later)
   const deposed = (x: { firedAt: number }): boolean =>
     x.firedAt > window.takeover + LEASE.ttlMs && x.firedAt < (window.resumed ?? Infinity);
