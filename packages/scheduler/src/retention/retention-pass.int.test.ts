@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
 import { DagFileLoader, FsRunStore } from '@trellis/store';
-import { FakeClock } from '@trellis/testkit';
+import { FakeClock, makeRecord } from '@trellis/testkit';
 import { applyRetentionToAll } from './retention-pass.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -15,23 +15,14 @@ let store: FsRunStore;
 const addRun = async (name: string, id: string, snapshotDag: object): Promise<void> => {
   const now = clock.now().toISOString();
   await store.createRun(
-    {
+    makeRecord({
       name,
       dagRunId: id,
-      root: { name, dagRunId: id },
       status: RunStatus.Succeeded,
       createdAt: now,
-      queuedAt: '',
       startedAt: now,
       finishedAt: now,
-      log: '',
-      params: [],
-      nodes: [],
-      preconditions: [],
-      error: '',
-      queue: name,
-      revision: 0,
-    },
+    }),
     { dag: snapshotDag, localDags: [] },
   );
 };
