@@ -70,6 +70,21 @@ describe('CronScheduler', () => {
     await loop;
   });
 
+  it('fires at once, as a new leader, what came due since the last fire it resumes from', async () => {
+    const { clock, calls, scheduler } = setup('2026-03-01T10:01:00.500Z', [
+      dagOf('minutely', 'schedule: "* * * * *"\nsteps:\n  - "true"\n'),
+    ]);
+    scheduler.resumeFrom(new Date('2026-03-01T10:00:00Z')); // the predecessor's last fire
+    const stop = new AbortController();
+    const first = clock.nextSleep();
+    const loop = scheduler.run(stop.signal);
+    // 10:01 is fired before the loop sleeps to 10:02, not at 10:02
+    expect(await first).toBe(59_500);
+    expect(calls).toEqual(['start minutely 2026-03-01T10:01:00.000Z']);
+    stop.abort();
+    await loop;
+  });
+
   it('catches a late timer with one fire, not one per missed minute', async () => {
     const { clock, calls, scheduler } = setup('2026-03-01T10:00:00.500Z', [
       dagOf('minutely', 'schedule: "* * * * *"\nsteps:\n  - "true"\n'),

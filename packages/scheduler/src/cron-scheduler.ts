@@ -76,12 +76,20 @@ export class CronScheduler {
   /** Fires still in progress, per DAG file (a DAG's fires keep their order). */
   readonly #busy = new Map<string, Promise<void>>();
   #prevTick: Date | undefined;
+  /** Set by {@link resumeFrom}: the loop's first tick comes at once, not at the next minute. */
+  #resumed = false;
 
   constructor(private readonly deps: CronSchedulerDeps) {}
 
   /** Runs until `signal` aborts, then waits for fires in progress. */
   async run(signal: AbortSignal): Promise<void> {
     this.#prevTick ??= this.deps.clock.now();
+    // a new leader fires at once what came due since its predecessor's last fire (a take-over
+    // just after a minute boundary would otherwise fire that minute a whole minute late)
+    if (this.#resumed) {
+      this.#resumed = false;
+      await this.tick();
+    }
     while (!signal.aborted) {
       const now = this.deps.clock.now();
       const wait = MINUTE_MS - (now.getTime() % MINUTE_MS);
@@ -99,6 +107,7 @@ export class CronScheduler {
   resumeFrom(at: Date): void {
     this.#prevTick = at;
     this.#fired.clear();
+    this.#resumed = true;
   }
 
   /** Resolves when no fire is in progress. */
