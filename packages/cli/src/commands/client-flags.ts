@@ -81,6 +81,9 @@ export const clientChoiceOf = (
   };
 };
 
+/** The usage error of a command that runs a DAG named by its name or its file. */
+export const NAME_ONE_DAG_OR_FILE = 'name one DAG (a name in the DAGs folder or a file)';
+
 /**
  * The one DAG a run command names and its checked client flags; undefined once a usage error
  * (no DAG, two DAGs, or a bad server or wait flag) was printed with the command's usage.

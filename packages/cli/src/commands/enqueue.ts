@@ -2,7 +2,12 @@ import { ExitCode, type CliIo } from '../io.js';
 import { awaitAndReport } from '../runs/await-run.js';
 import { outputOf } from '../runs/report.js';
 import { localRunSource } from '../runs/run-source.js';
-import { dagAndChoiceOf, SERVER_OPTIONS, WAIT_OPTIONS } from './client-flags.js';
+import {
+  dagAndChoiceOf,
+  NAME_ONE_DAG_OR_FILE,
+  SERVER_OPTIONS,
+  WAIT_OPTIONS,
+} from './client-flags.js';
 import type { Command } from './command.js';
 import { paramsFrom, parseCommandArgs, withRuntime } from './common.js';
 import { remoteStart } from './remote-start.js';
@@ -31,14 +36,7 @@ const OPTIONS = {
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const { values, positionals, rest } = parseCommandArgs(args, OPTIONS);
-  const named = dagAndChoiceOf(
-    'enqueue',
-    USAGE,
-    positionals,
-    values,
-    io,
-    'name one DAG (a name in the DAGs folder or a file)',
-  );
+  const named = dagAndChoiceOf('enqueue', USAGE, positionals, values, io, NAME_ONE_DAG_OR_FILE);
   if (!named) return ExitCode.Usage;
   const { dag, choice } = named;
   const params = paramsFrom(values.params, rest);

@@ -1,5 +1,10 @@
 import { ExitCode, type CliIo } from '../io.js';
-import { dagAndChoiceOf, SERVER_OPTIONS, WAIT_OPTIONS } from './client-flags.js';
+import {
+  dagAndChoiceOf,
+  NAME_ONE_DAG_OR_FILE,
+  SERVER_OPTIONS,
+  WAIT_OPTIONS,
+} from './client-flags.js';
 import type { Command } from './command.js';
 import { paramsFrom, parseCommandArgs, withRuntime } from './common.js';
 import { runInForeground } from './foreground.js';
@@ -17,14 +22,7 @@ const OPTIONS = { ...NEW_RUN_OPTIONS, ...SERVER_OPTIONS, ...WAIT_OPTIONS } as co
  */
 const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const { values, positionals, rest } = parseCommandArgs(args, OPTIONS);
-  const named = dagAndChoiceOf(
-    'start',
-    USAGE,
-    positionals,
-    values,
-    io,
-    'name one DAG (a name in the DAGs folder or a file)',
-  );
+  const named = dagAndChoiceOf('start', USAGE, positionals, values, io, NAME_ONE_DAG_OR_FILE);
   if (!named) return ExitCode.Usage;
   const { dag, choice } = named;
   const params = paramsFrom(values.params, rest);
