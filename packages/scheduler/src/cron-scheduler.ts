@@ -1,5 +1,6 @@
 import { RunStatus, type Clock } from '@trellis/core';
 import { nextFireOf, type Dag, type ScheduleEntry } from '@trellis/spec';
+import { claimFire } from './fire-claim.js';
 
 /** A DAG file the scheduler looks at (its main DAG, valid). */
 export interface ScheduledDag {
@@ -42,8 +43,9 @@ export interface CronSchedulerDeps {
   readonly onTick?: (at: Date) => void;
   /**
    * Claims a fire across instances before it acts (the PostgreSQL store's fire ledger, fenced
-   * by the leader lease): false when another instance fired it already or this one lost the
-   * lead. Absent: every fire acts (one store, one scheduler).
+   * by the leader lease): false when another instance fired it already; throws when it could
+   * not be made (the store away, the lease token refused), and is then tried again until the
+   * loop stops (fire-claim.ts). Absent: every fire acts (one store, one scheduler).
    */
   readonly claim?: (dagName: string, kind: Kind, at: Date) => Promise<boolean>;
 }
@@ -78,12 +80,15 @@ export class CronScheduler {
   #prevTick: Date | undefined;
   /** Set by {@link resumeFrom}: the loop's first tick comes at once, not at the next minute. */
   #resumed = false;
+  /** The running loop's signal: a claim being retried gives up when it aborts. */
+  #signal: AbortSignal | undefined;
 
   constructor(private readonly deps: CronSchedulerDeps) {}
 
   /** Runs until `signal` aborts, then waits for fires in progress. */
   async run(signal: AbortSignal): Promise<void> {
     this.#prevTick ??= this.deps.clock.now();
+    this.#signal = signal;
     // a new leader fires at once what came due since its predecessor's last fire (a take-over
     // just after a minute boundary would otherwise fire that minute a whole minute late)
     if (this.#resumed) {
@@ -185,9 +190,13 @@ export class CronScheduler {
   async #fire(kind: Kind, d: ScheduledDag, entry: ScheduleEntry, at: Date): Promise<void> {
     const what = `${kind} schedule "${entry.timezone ? `CRON_TZ=${entry.timezone} ` : ''}${entry.cron}" of DAG "${d.dag.name}" at ${at.toISOString()}`;
     try {
-      if (this.deps.claim && !(await this.deps.claim(d.dag.name, kind, at))) {
-        this.deps.log(`scheduler: ${what}: fired by another instance`);
-        return;
+      const claim = this.deps.claim;
+      if (claim) {
+        const warn = (m: string): void => this.deps.log(`scheduler: ${what}: ${m}`);
+        const mine = () => claim(d.dag.name, kind, at);
+        const claimed = await claimFire(mine, this.deps.clock, this.#signal, warn);
+        if (claimed === false) this.deps.log(`scheduler: ${what}: fired by another instance`);
+        if (claimed !== true) return;
       }
       if (kind === 'start') {
         const skip = await this.#skipStart(d, entry, at);

@@ -80,6 +80,9 @@ export const pgLeadership = (
         log(
           `scheduler: the fire of DAG "${dag}" at ${at.toISOString()} was refused: this instance's lease token ${String(token)} is stale (it steps down at its next renewal)`,
         );
+        // not "fired elsewhere": the cron loop tries again until it steps down (a lease a moment
+        // past its expiry and then renewed would otherwise lose the fire for good)
+        throw new Error(`the lease token ${String(token)} was refused`);
       }
       return r === 'claimed';
     },
