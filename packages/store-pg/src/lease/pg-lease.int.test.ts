@@ -36,6 +36,9 @@ describe('PgLease', () => {
     expect(await other.holder()).toBe(x ? 'b' : 'a');
     await other.release();
     expect(await held.holder()).toBeUndefined();
+    // after a release, tokens still only grow: whoever takes it next (the releaser too)
+    expect(await other.tryAcquire()).toBe(true);
+    expect(other.token).toBe(token + 2);
   });
 });
 

@@ -54,11 +54,16 @@ export class PgLease {
     return r.rowCount === 1;
   }
 
-  /** Gives the lease up (when still held). */
+  /**
+   * Gives the lease up (when still held). The row stays, expired and held by nobody, so the next
+   * holder's token is still one higher than every earlier one: a deleted row would start the
+   * tokens again at 1.
+   */
   async release(): Promise<void> {
     if (this.#token === undefined) return;
     await this.opts.db.query(
-      'DELETE FROM trellis_leases WHERE name = $1 AND holder = $2 AND token = $3',
+      `UPDATE trellis_leases SET holder = '', expires_at = '-infinity'
+       WHERE name = $1 AND holder = $2 AND token = $3`,
       [this.opts.name, this.opts.holder, this.#token],
     );
     this.#token = undefined;
