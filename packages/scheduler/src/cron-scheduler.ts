@@ -91,7 +91,7 @@ export class CronScheduler {
     this.#signal = signal;
     // a new leader fires at once what came due since its predecessor's last fire (a take-over
     // just after a minute boundary would otherwise fire that minute a whole minute late)
-    if (this.#resumed) {
+    if (this.#resumed && !signal.aborted) {
       this.#resumed = false;
       await this.tick();
     }

@@ -1,5 +1,6 @@
 import type { Clock } from '@trellis/core';
 import { CronScheduler, type Kind, type ScheduledDag } from '../cron-scheduler.js';
+import { retrying } from '../fire-claim.js';
 import { runQueueProcessor, type QueueProcessorPort } from '../queues/queue-processor.js';
 import type { LostRunsDeps } from '../recovery/lost-runs.js';
 import { keepLease, type SchedulerLease } from './lease-keeper.js';
@@ -96,7 +97,6 @@ export const startSchedulerRole = (
     state.holding = true;
     state.lastPass = clock.now().getTime();
     renewed();
-    if (fires) await resumeCron(cron, fires, clock, log);
     const inner = new AbortController();
     const stopInner = (): void => inner.abort();
     signal.addEventListener('abort', stopInner, { once: true });
@@ -104,7 +104,11 @@ export const startSchedulerRole = (
     if (signal.aborted) inner.abort();
     await Promise.all([
       runRetentionLoop(deps.retentionPass, clock, log, inner.signal),
-      cron.run(inner.signal),
+      // the lease is kept meanwhile: a resume that keeps failing ends with the lead
+      (async () => {
+        if (fires) await resumeCron(cron, fires, clock, log, inner.signal);
+        await cron.run(inner.signal);
+      })(),
       runQueueProcessor(deps.queues, deps.lostRuns, clock, inner.signal, {
         intervalMs: QUEUE_PASS_MS,
         onTick: () => (state.lastPass = clock.now().getTime()),
@@ -135,11 +139,14 @@ const resumeCron = async (
   fires: FireLedger,
   clock: Clock,
   log: (line: string) => void,
+  signal: AbortSignal,
 ): Promise<void> => {
-  const last = await fires.lastFire().catch((e: unknown) => {
-    log(`scheduler: the last schedule fire cannot be read: ${(e as Error).message}`);
-    return undefined;
-  });
+  // read again while it fails: a new leader that resumed from nothing would miss the minutes
+  // that came due while the lead changed hands
+  const read = await retrying(() => fires.lastFire(), clock, signal, (m) =>
+    log(`scheduler: the last schedule fire cannot be read: ${m}`),
+  );
+  const last = read?.value;
   if (last === undefined) return;
   const floor = clock.now().getTime() - CATCH_UP_MAX_MS;
   // cron fires one time per entry and tick: from the last fire itself, so the next one is due
