@@ -143,8 +143,11 @@ const resumeCron = async (
 ): Promise<void> => {
   // read again while it fails: a new leader that resumed from nothing would miss the minutes
   // that came due while the lead changed hands
-  const read = await retrying(() => fires.lastFire(), clock, signal, (m) =>
-    log(`scheduler: the last schedule fire cannot be read: ${m}`),
+  const read = await retrying(
+    () => fires.lastFire(),
+    clock,
+    signal,
+    (m) => log(`scheduler: the last schedule fire cannot be read: ${m}`),
   );
   const last = read?.value;
   if (last === undefined) return;
