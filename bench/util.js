@@ -1,11 +1,10 @@
 // Shared pieces of the benchmarks: percentiles, and a `trellis start-all` server process with a
 // small JSON client (the server runs as its own process, as in production).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -89,35 +88,6 @@ export const startServer = async (home, env = {}) => {
     await new Promise((r) => server.once('exit', r));
   };
   return { base, get, timedGet, post, stop, pid: server.pid };
-};
-
-/**
- * Writes a finished run of DAG `name` the way the store writes it (record and snapshot; the
- * index is rebuilt on first read), created, started and finished at `at` (ISO), with final
- * `status` (4 finished by default; 2 failed, 3 cancelled, 6 partial success).
- */
-export const writeFinishedRun = (home, name, id, at, status = 4) => {
-  const dir = join(home, 'data', 'runs', name, id);
-  mkdirSync(dir, { recursive: true });
-  const record = {
-    revision: 3,
-    name,
-    dagRunId: id,
-    root: { name, dagRunId: id },
-    status,
-    createdAt: at,
-    queuedAt: '',
-    startedAt: at,
-    finishedAt: at,
-    log: '',
-    params: [],
-    nodes: [],
-    preconditions: [],
-    error: '',
-    queue: name,
-  };
-  writeFileSync(join(dir, 'status.json'), JSON.stringify(record));
-  writeFileSync(join(dir, 'dag.json'), JSON.stringify({ dag: { name, steps: [] }, localDags: [] }));
 };
 
 /**
