@@ -4,7 +4,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -96,48 +95,6 @@ export const startServer = async (home, env = {}) => {
  */
 export const flushToDisk = () => {
   spawnSync('sync');
-};
-
-/** A free TCP port on 127.0.0.1. */
-export const freePort = async () => {
-  const s = createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const { port } = s.address();
-  s.close();
-  await once(s, 'close');
-  return port;
-};
-
-/** A private redis-server (no persistence) in `dir`: `{url, stop}`. */
-export const startRedis = async (dir) => {
-  const port = await freePort();
-  const p = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  let out = '';
-  await new Promise((resolve, reject) => {
-    p.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    p.once('exit', () => reject(new Error(`redis-server exited: ${out}`)));
-  });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => p.kill('SIGKILL') };
 };
 
 /**

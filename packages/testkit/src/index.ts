@@ -5,4 +5,6 @@ export { ScriptedCommandRunner } from './scripted-command-runner.js';
 export { isoPlus, makeChildRecord, makeRecord, makeRunRecord } from './run-record.js';
 export { writeFinishedRun } from './finished-run.js';
 export { parseExposition, sampleValue, type MetricFamily } from './exposition.js';
+export { freePort } from './free-port.js';
 export { startPostgres, type PrivatePostgres } from './private-postgres.js';
+export { startRedis, type PrivateRedis, type RedisOptions } from './private-redis.js';
