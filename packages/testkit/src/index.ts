@@ -7,4 +7,4 @@ export { writeFinishedRun } from './finished-run.js';
 export { parseExposition, sampleValue, type MetricFamily } from './exposition.js';
 export { freePort } from './free-port.js';
 export { startPostgres, type PrivatePostgres } from './private-postgres.js';
-export { startRedis, type PrivateRedis, type RedisOptions } from './private-redis.js';
+export { redisReady, startRedis, type PrivateRedis, type RedisOptions } from './private-redis.js';

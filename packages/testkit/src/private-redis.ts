@@ -17,6 +17,21 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
+/**
+ * Resolves once the redis-server process `p` (stdout piped) says it accepts connections; rejects
+ * with what it printed when it exits first.
+ */
+export const redisReady = async (p: ChildProcess): Promise<void> => {
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    p.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    p.once('exit', (code) => reject(new Error(`redis-server exited with ${String(code)}: ${out}`)));
+  });
+};
+
 /** How a private redis-server keeps its data. */
 export interface RedisOptions {
   /**
@@ -40,14 +55,7 @@ const startProcess = async (
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    p.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    p.once('exit', (code) => reject(new Error(`redis-server exited with ${String(code)}: ${out}`)));
-  });
+  await redisReady(p);
   return p;
 };
 

@@ -1,13 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  freePort,
-  spawnWorker,
-  startRedis,
-  type PrivateRedis,
-  type WorkerProcess,
-} from '@trellis/dispatch/testing';
+import { spawnWorker, type WorkerProcess } from '@trellis/dispatch/testing';
+import { freePort, startRedis, type PrivateRedis } from '@trellis/testkit';
 import { openSse, type SseClient } from '../../integration/support/sse-client.js';
 import { startAll, type StartAll } from './start-all.js';
 
