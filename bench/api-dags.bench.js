@@ -11,7 +11,8 @@ import { dagRoutes } from '../packages/api/dist/routes/dags.routes.js';
 import { systemClock } from '../packages/core/dist/index.js';
 import { FsDagStore } from '../packages/store/dist/index.js';
 import { FsRunStore } from '../packages/store/dist/index.js';
-import { flushToDisk, jsonClient, pct, writeFinishedRun } from './util.js';
+import { writeFinishedRun } from '../packages/testkit/dist/index.js';
+import { flushToDisk, jsonClient, pct } from './util.js';
 
 const FILES = 1000;
 const RUNS_PER_DAG = 10;

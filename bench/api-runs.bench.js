@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { flushToDisk, pct, sleep, startServer, writeFinishedRun } from './util.js';
+import { writeFinishedRun } from '../packages/testkit/dist/index.js';
+import { flushToDisk, pct, sleep, startServer } from './util.js';
 
 /** 10,000 finished runs over 100 DAGs. */
 const seedHistory = (home) => {

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { nodeFloor, startupEnvs } from './startup-env.js';
-import { cpuMs, flushToDisk, pct, startServer, writeFinishedRun } from './util.js';
+import { writeFinishedRun } from '../packages/testkit/dist/index.js';
+import { cpuMs, flushToDisk, pct, startServer } from './util.js';
 
 const BIN = fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url));
 const TYPICAL = 1000;

@@ -14,14 +14,15 @@ import { Coordinator } from '../packages/coordinator/dist/index.js';
 import { BullmqDispatcher, createRedis } from '../packages/dispatch/dist/remote.js';
 import { parseDagFile } from '../packages/spec/dist/index.js';
 import { FsRunStore } from '../packages/store/dist/index.js';
-import { pct, sleep, startRedis, startWorker } from './util.js';
+import { startRedis } from '../packages/testkit/dist/index.js';
+import { pct, sleep, startWorker } from './util.js';
 
 const DAG = parseDagFile('name: bench-one\nworkerSelector:\n  bench: "yes"\nsteps:\n  - "true"\n')
   .main.dag;
 
 export default async function run() {
   const home = mkdtempSync(join(tmpdir(), 'trellis-bench-fleet-'));
-  const redis = await startRedis(home);
+  const redis = await startRedis({ appendOnly: false });
   const store = new FsRunStore({
     dataDir: join(home, 'data'),
     logDir: join(home, 'logs'),
@@ -156,6 +157,6 @@ export default async function run() {
   );
   sim.kill('SIGKILL');
   await lone.stop();
-  redis.stop();
+  await redis.stop();
   rmSync(home, { recursive: true, force: true });
 }

@@ -9,16 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  freePort,
-  pct,
-  sleep,
-  startRedis,
-  startServer,
-  startWorker,
-  treeMb,
-  treeOf,
-} from './util.js';
+import { freePort, startRedis } from '../packages/testkit/dist/index.js';
+import { pct, sleep, startServer, startWorker, treeMb, treeOf } from './util.js';
 
 const RUNS = 60;
 
@@ -47,7 +39,7 @@ export default async function run() {
     join(home, 'dags', 'one.yaml'),
     'maxActiveRuns: -1\nworkerSelector:\n  bench: "yes"\nsteps:\n  - "true"\n',
   );
-  const redis = await startRedis(home);
+  const redis = await startRedis({ appendOnly: false });
   const coordinatorPort = await freePort();
   const env = { SVC_REDIS_URL: redis.url, SVC_COORDINATOR_PORT: String(coordinatorPort) };
   const server = await startServer(home, env);
@@ -84,7 +76,7 @@ export default async function run() {
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await server.stop();
-    redis.stop();
+    await redis.stop();
     rmSync(home, { recursive: true, force: true });
   }
 }

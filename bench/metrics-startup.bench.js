@@ -9,7 +9,8 @@ import { performance } from 'node:perf_hooks';
 import { createMetrics } from '../packages/api/dist/index.js';
 import { systemClock } from '../packages/core/dist/index.js';
 import { FsRunStore } from '../packages/store/dist/index.js';
-import { flushToDisk, writeFinishedRun } from './util.js';
+import { writeFinishedRun } from '../packages/testkit/dist/index.js';
+import { flushToDisk } from './util.js';
 
 const DAGS = 100;
 const RUNS_PER_DAG = 500;

@@ -1,11 +1,9 @@
 // Shared pieces of the benchmarks: percentiles, and a `trellis start-all` server process with a
 // small JSON client (the server runs as its own process, as in production).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -92,82 +90,11 @@ export const startServer = async (home, env = {}) => {
 };
 
 /**
- * Writes a finished run of DAG `name` the way the store writes it (record and snapshot; the
- * index is rebuilt on first read), created, started and finished at `at` (ISO), with final
- * `status` (4 finished by default; 2 failed, 3 cancelled, 6 partial success).
- */
-export const writeFinishedRun = (home, name, id, at, status = 4) => {
-  const dir = join(home, 'data', 'runs', name, id);
-  mkdirSync(dir, { recursive: true });
-  const record = {
-    revision: 3,
-    name,
-    dagRunId: id,
-    root: { name, dagRunId: id },
-    status,
-    createdAt: at,
-    queuedAt: '',
-    startedAt: at,
-    finishedAt: at,
-    log: '',
-    params: [],
-    nodes: [],
-    preconditions: [],
-    error: '',
-    queue: name,
-  };
-  writeFileSync(join(dir, 'status.json'), JSON.stringify(record));
-  writeFileSync(join(dir, 'dag.json'), JSON.stringify({ dag: { name, steps: [] }, localDags: [] }));
-};
-
-/**
  * Writes dirty pages to disk (`sync`): seeded history is old data, already on disk in the
  * situation measured; left dirty, its write-back would land inside the first measured fsyncs.
  */
 export const flushToDisk = () => {
   spawnSync('sync');
-};
-
-/** A free TCP port on 127.0.0.1. */
-export const freePort = async () => {
-  const s = createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const { port } = s.address();
-  s.close();
-  await once(s, 'close');
-  return port;
-};
-
-/** A private redis-server (no persistence) in `dir`: `{url, stop}`. */
-export const startRedis = async (dir) => {
-  const port = await freePort();
-  const p = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  let out = '';
-  await new Promise((resolve, reject) => {
-    p.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    p.once('exit', () => reject(new Error(`redis-server exited: ${out}`)));
-  });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => p.kill('SIGKILL') };
 };
 
 /**

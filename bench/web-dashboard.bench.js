@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { flushToDisk, pct, startServer, writeFinishedRun } from './util.js';
+import { writeFinishedRun } from '../packages/testkit/dist/index.js';
+import { flushToDisk, pct, startServer } from './util.js';
 
 const CHROMIUM = '/usr/lib/chromium/chromium';
 const LOADS = 7;

@@ -1,19 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  spawnWorker,
-  startRedis,
-  type PrivateRedis,
-  type WorkerProcess,
-} from '@trellis/dispatch/testing';
 import { RunDetailsSchema, RunEventSchema } from '@trellis/contract';
-import { openSse, type SseClient, type SseEvent } from '../integration/support/sse-client.js';
-import { callApi, startAll, type StartAll } from './support/start-all.js';
+import { openSse, type SseEvent } from '../integration/support/sse-client.js';
+import { startDistributed, type DistributedStartAll } from './support/distributed-start-all.js';
+import { callApi } from './support/start-all.js';
 
 /**
  * Waiting for a run and the event streams in distributed mode: `trellis start-all` with a
@@ -21,64 +13,42 @@ import { callApi, startAll, type StartAll } from './support/start-all.js';
  * coordinator's store, and from there the long-poll, GET /events and the live log stream.
  */
 
-let redis: PrivateRedis;
-let home: string;
-let server: StartAll;
-let base: string;
-let events: SseClient;
-let worker: WorkerProcess | undefined;
+let dist: DistributedStartAll;
 
-const call = (method: string, path: string, body?: unknown) => callApi(base, method, path, body);
+const call = (method: string, path: string, body?: unknown) =>
+  callApi(dist.base, method, path, body);
 const parsed = (e: SseEvent) => RunEventSchema.parse(JSON.parse(e.data));
 
 beforeAll(async () => {
-  redis = await startRedis();
-  home = mkdtempSync(join(tmpdir(), 'trellis-e2e-events-'));
-  const grpcPort = await freePort();
-  server = await startAll(
-    { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home, SVC_REDIS_URL: redis.url },
-    ['--coordinator-port', String(grpcPort)],
-  );
-  base = `${server.url}/api/v2`;
-  events = await openSse(`${base}/events`);
-  worker = await spawnWorker({
-    id: 'ev-worker',
-    labels: { pool: 'ci' },
-    coordinator: `127.0.0.1:${grpcPort}`,
-    redisUrl: redis.url,
-    home: mkdtempSync(join(tmpdir(), 'trellis-e2e-events-worker-')),
-  });
+  dist = await startDistributed('trellis-e2e-events');
+  await dist.spawnWorker('ev-worker', { pool: 'ci' });
 }, 60_000);
 
 afterAll(async () => {
-  events.close();
-  await worker?.stop();
-  await server.stop();
-  await redis.stop();
-  rmSync(home, { recursive: true, force: true });
+  await dist?.stop();
 }, 60_000);
 
 describe('events and waiting in distributed mode', { timeout: 60_000 }, () => {
   it('tells of the worker joining, answers a waiter on a remote run, and streams its log', async () => {
-    const joined = await events.next((e) => e.event === 'worker:joined');
+    const joined = await dist.events.next((e) => e.event === 'worker:joined');
     expect(parsed(joined).data).toMatchObject({ workerId: 'ev-worker', labels: { pool: 'ci' } });
-    const fifo = join(home, 'gate.fifo');
+    const fifo = join(dist.home, 'gate.fifo');
     execFileSync('mkfifo', [fifo]);
     const spec = `workerSelector:\n  pool: ci\nsteps:\n  - name: work\n    command: echo before; read line < ${fifo}; echo after\n`;
     expect((await call('POST', '/dags', { name: 'remote-job', spec })).status).toBe(201);
     const started = await call('POST', '/dags/remote-job/start', {});
     expect(started.status).toBe(200);
     const id = (started.body as { dagRunId: string }).dagRunId;
-    await events.next((e) => e.event === 'step:started' && parsed(e).dagRunId === id);
+    await dist.events.next((e) => e.event === 'step:started' && parsed(e).dagRunId === id);
 
-    const log = await openSse(`${base}/dag-runs/remote-job/${id}/steps/work/log/stream`);
+    const log = await openSse(`${dist.base}/dag-runs/remote-job/${id}/steps/work/log/stream`);
     await log.next((e) => e.event === 'log');
-    const timedOut = await fetch(`${base}/dag-runs/remote-job/${id}?waitFor=final&timeout=1`);
+    const timedOut = await fetch(`${dist.base}/dag-runs/remote-job/${id}?waitFor=final&timeout=1`);
     expect(
       RunDetailsSchema.parse(((await timedOut.json()) as { dagRunDetails: unknown }).dagRunDetails)
         .status,
     ).toBe(1);
-    const waiting = fetch(`${base}/dag-runs/remote-job/${id}?waitFor=final&timeout=300`);
+    const waiting = fetch(`${dist.base}/dag-runs/remote-job/${id}?waitFor=final&timeout=300`);
     await writeFile(fifo, 'go\n');
     const answer = (await (await waiting).json()) as { dagRunDetails: unknown };
     expect(RunDetailsSchema.parse(answer.dagRunDetails).status).toBe(4);
@@ -89,10 +59,10 @@ describe('events and waiting in distributed mode', { timeout: 60_000 }, () => {
       .map((e) => (JSON.parse(e.data) as { content: string }).content)
       .join('\n');
     expect(lines).toBe('before\nafter');
-    const finished = await events.next(
+    const finished = await dist.events.next(
       (e) => e.event === 'run:finished' && parsed(e).dagRunId === id,
     );
-    const ofRun = events.events.filter((e) => parsed(e).dagRunId === id).map((e) => e.event);
+    const ofRun = dist.events.events.filter((e) => parsed(e).dagRunId === id).map((e) => e.event);
     // a run for workers waits in its queue until it is handed over
     expect(ofRun).toEqual([
       'run:queued',
@@ -103,7 +73,7 @@ describe('events and waiting in distributed mode', { timeout: 60_000 }, () => {
       'step:finished',
       'run:finished',
     ]);
-    const ids = events.events.map((e) => Number(e.id));
+    const ids = dist.events.events.map((e) => Number(e.id));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(parsed(finished).data).toMatchObject({ status: 4 });
   });

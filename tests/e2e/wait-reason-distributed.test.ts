@@ -1,17 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  spawnWorker,
-  startRedis,
-  type PrivateRedis,
-  type WorkerProcess,
-} from '@trellis/dispatch/testing';
 import { RunDetailsSchema, RunEventSchema, TriggerRunResponse } from '@trellis/contract';
-import { openSse, type SseClient } from '../integration/support/sse-client.js';
-import { callApi, startAll, type StartAll } from './support/start-all.js';
+import { startDistributed, type DistributedStartAll } from './support/distributed-start-all.js';
+import { callApi } from './support/start-all.js';
 
 /**
  * Why a run waits in distributed mode (issue 17 item 7): `trellis start-all` with a private Redis
@@ -20,57 +10,32 @@ import { callApi, startAll, type StartAll } from './support/start-all.js';
  * details and svc_runs_waiting_for_worker say so too, until a matching worker joins and runs it.
  */
 
-let redis: PrivateRedis;
-let home: string;
-let server: StartAll;
-let base: string;
-let events: SseClient;
-let grpcPort: number;
-const workers: WorkerProcess[] = [];
+let dist: DistributedStartAll;
 
-const call = (method: string, path: string, body?: unknown) => callApi(base, method, path, body);
+const call = (method: string, path: string, body?: unknown) =>
+  callApi(dist.base, method, path, body);
 
 const worker = async (id: string, labels: Record<string, string>): Promise<void> => {
-  const joined = events.next(
+  const joined = dist.events.next(
     (e) =>
       e.event === 'worker:joined' && RunEventSchema.parse(JSON.parse(e.data)).data.workerId === id,
   );
-  workers.push(
-    await spawnWorker({
-      id,
-      labels,
-      coordinator: `127.0.0.1:${grpcPort}`,
-      redisUrl: redis.url,
-      home: mkdtempSync(join(tmpdir(), 'trellis-e2e-wait-worker-')),
-    }),
-  );
+  await dist.spawnWorker(id, labels);
   await joined;
 };
 
 const waitingGauge = async (): Promise<string | undefined> => {
-  const res = await fetch(`${base}/metrics`);
+  const res = await fetch(`${dist.base}/metrics`);
   return /^svc_runs_waiting_for_worker (\d+)$/m.exec(await res.text())?.[1];
 };
 
 beforeAll(async () => {
-  redis = await startRedis();
-  home = mkdtempSync(join(tmpdir(), 'trellis-e2e-wait-'));
-  grpcPort = await freePort();
-  server = await startAll(
-    { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, SVC_HOME: home, SVC_REDIS_URL: redis.url },
-    ['--coordinator-port', String(grpcPort)],
-  );
-  base = `${server.url}/api/v2`;
-  events = await openSse(`${base}/events`);
+  dist = await startDistributed('trellis-e2e-wait');
   await worker('wr-cpu', { gpu: 'false', zone: 'a' });
 }, 60_000);
 
 afterAll(async () => {
-  events.close();
-  await Promise.all(workers.map((w) => w.stop()));
-  await server.stop();
-  await redis.stop();
-  rmSync(home, { recursive: true, force: true });
+  await dist?.stop();
 }, 60_000);
 
 describe('a run no live worker can take', { timeout: 60_000 }, () => {

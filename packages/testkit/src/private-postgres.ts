@@ -1,9 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 
@@ -36,14 +36,6 @@ export interface PrivatePostgres {
   /** Stops it and removes its folder. */
   stop(): Promise<void>;
 }
-
-const freePort = async (): Promise<number> => {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-};
 
 /** Runs a PostgreSQL binary as the `postgres` user (initdb refuses root). */
 const asPostgres = async (bin: string, args: readonly string[]): Promise<string> => {

@@ -1,9 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@trellis/dispatch/testing';
+import { freePort, redisReady } from '@trellis/testkit';
 
 /** A private redis-server serving only TLS, with a password, and the CA that signed its cert. */
 export interface TlsRedis {
@@ -55,17 +55,6 @@ const makeCerts = (dir: string): void => {
   );
 };
 
-const waitReady = async (p: ChildProcess): Promise<void> => {
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    p.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    p.once('exit', (code) => reject(new Error(`redis-server exited with ${String(code)}: ${out}`)));
-  });
-};
-
 /** Starts redis-server with TLS only (no plain port) on a free loopback port, password `password`. */
 export const startTlsRedis = async (password: string): Promise<TlsRedis> => {
   const dir = mkdtempSync(join(tmpdir(), 'trellis-redis-tls-'));
@@ -79,7 +68,7 @@ export const startTlsRedis = async (password: string): Promise<TlsRedis> => {
       .concat(['--tls-ca-cert-file', join(dir, 'ca.pem')]),
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  await waitReady(proc);
+  await redisReady(proc);
   return {
     url: `rediss://:${encodeURIComponent(password)}@127.0.0.1:${port}`,
     port,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import type { RunStatus } from '@trellis/core';
+import { writeFinishedRun } from '@trellis/testkit';
 import { openBrowser, startServer, type BrowserSession, type Server } from './harness.js';
 
 // A real server and browser on a 2-core CI machine: room to spare (seeding and removing 10,000
@@ -17,45 +17,17 @@ const DAGS: Record<string, string> = Object.fromEntries(
 );
 
 /** Final status of DAG number d's runs: failed for 3, 13, ...; cancelled for 7, 27, ...; else finished. */
-const statusOf = (d: number): number => (d % 10 === 3 ? 2 : d % 20 === 7 ? 3 : 4);
+const statusOf = (d: number): RunStatus => (d % 10 === 3 ? 2 : d % 20 === 7 ? 3 : 4);
 
 /** Run i of every DAG is on day i + 1 of January 2026 (noon UTC: that day in any browser zone). */
 const dayOf = (i: number): string => `2026-01-${String(i + 1).padStart(2, '0')}`;
 
-/**
- * 10,000 finished runs of history, 10 per DAG, one a day, written the way the store writes them
- * (record and snapshot; the index is rebuilt on first read), as bench/util.js's writeFinishedRun
- * does.
- */
+/** 10,000 finished runs of history, 10 per DAG, one a day, written as the store writes them. */
 const seedHistory = (home: string): void => {
   Object.keys(DAGS).forEach((name, d) => {
     for (let i = 0; i < 10; i++) {
-      const id = `run-${String(i).padStart(2, '0')}`;
       const at = new Date(Date.parse(`${dayOf(i)}T12:00:00Z`) + d * 1000).toISOString();
-      const dir = join(home, 'data', 'runs', name, id);
-      mkdirSync(dir, { recursive: true });
-      const record = {
-        revision: 3,
-        name,
-        dagRunId: id,
-        root: { name, dagRunId: id },
-        status: statusOf(d),
-        createdAt: at,
-        queuedAt: '',
-        startedAt: at,
-        finishedAt: at,
-        log: '',
-        params: [],
-        nodes: [],
-        preconditions: [],
-        error: '',
-        queue: name,
-      };
-      writeFileSync(join(dir, 'status.json'), JSON.stringify(record));
-      writeFileSync(
-        join(dir, 'dag.json'),
-        JSON.stringify({ dag: { name, steps: [] }, localDags: [] }),
-      );
+      writeFinishedRun(home, name, `run-${String(i).padStart(2, '0')}`, at, statusOf(d));
     }
   });
 };

@@ -1,35 +1,16 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
-import type { RunService } from '@trellis/services';
-import { parentOnWorker, useChildRuns } from '../../test/support/child-runs-fixture.js';
-import type { CoordinatorSide } from '../../test/support/fleet.js';
-import { useWorkerFleet } from '../../test/support/worker-fleet-fixture.js';
+import { parentOnWorker, useFleetWithChildRuns } from '../../test/support/child-runs-fixture.js';
 
 /**
- * Distributed mode with real processes on loopback (issue 6, Tests): a private redis-server, the
- * coordinator and dispatcher in this process over a file store, and `trellis worker` processes
- * (the built binary) with different labels (test/support/worker-fleet-fixture.ts).
+ * Child runs sent to workers by a selector, in distributed mode with real processes on loopback
+ * (issue 6, Tests): test/support/worker-fleet-fixture.ts and child-runs-fixture.ts.
  */
-const fleet = useWorkerFleet();
+const { fleet, kids } = useFleetWithChildRuns();
 const { worker, joined, newId } = fleet;
-let side: CoordinatorSide;
-beforeAll(() => {
-  side = fleet.side;
-});
+const { workerChildRuns, childStored, dagFile, childOf, childUpdate } = kids;
 
-/**
- * A step's own `workerSelector` sends its child DAG run to matching workers: the parent runs in
- * this process (the coordinator's, as in start-all) with a RunService over the coordinator's store
- * and dispatcher, as the CLI wires them, or on a worker (test/support/child-runs-fixture.ts).
- */
 describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => {
-  const kids = useChildRuns(fleet);
-  const { workerChildRuns, childStored, dagFile, childOf, childUpdate } = kids;
-  let runs: RunService;
-  beforeAll(() => {
-    runs = kids.runs;
-  });
-
   it('fails the parent’s step with the worker-lost error when the child’s worker dies', async () => {
     const w = await worker('pool-d', { pool: 'd' }, 1);
     await joined('pool-d');
@@ -39,7 +20,7 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
     );
     dagFile('child-doomed', 'steps:\n  - sleep 60\n');
     const childRunning = childUpdate('child-doomed', (r) => r.nodes[0]?.status === 1);
-    const started = await runs.start({ dag: 'calls-doomed' });
+    const started = await kids.runs.start({ dag: 'calls-doomed' });
     await childRunning;
     w.kill('SIGKILL');
     const final = await started.done;
@@ -57,7 +38,7 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
       'kid',
       (r) => r.root.dagRunId === id && r.nodes[0]?.status === 1,
     );
-    await side.submit(
+    await fleet.side.submit(
       parentOnWorker('on-wa5', 'wa5', 'wb5', [
         '  - {name: where, command: "sleep 1; echo from-wb", output: WHERE}',
       ]),
@@ -65,11 +46,11 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
     );
     expect((await childRunning).owner?.workerId).toBe('wb-5');
     // Down longer than the child has left to run: it ends meanwhile, the parent's worker polls on.
-    await side.restartCoordinator(2_500, () => {
-      side.children = workerChildRuns();
+    await fleet.side.restartCoordinator(2_500, () => {
+      fleet.side.children = workerChildRuns();
     });
     const restartedAt = Date.now();
-    const final = await side.final(id);
+    const final = await fleet.side.final(id);
     expect(final.status).toBe(RunStatus.Succeeded);
     expect(final.owner?.workerId).toBe('wa-5');
     const child = await childOf(final);
@@ -86,12 +67,12 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
     await joined('wa-6');
     const id = newId();
     const stored = childStored(id);
-    await side.submit(parentOnWorker('on-wa6', 'wa6', 'nobody6', ['  - echo never']), id);
+    await fleet.side.submit(parentOnWorker('on-wa6', 'wa6', 'nobody6', ['  - echo never']), id);
     const req = await stored; // queued: no worker has pool=nobody6
-    await side.restartCoordinator(500, () => {
-      side.children = workerChildRuns();
+    await fleet.side.restartCoordinator(500, () => {
+      fleet.side.children = workerChildRuns();
     });
-    const final = await side.final(id);
+    const final = await fleet.side.final(id);
     expect(final.status).toBe(RunStatus.Failed);
     expect(final.nodes[0]?.status).toBe(2);
     expect(final.nodes[0]?.error).toMatch(
@@ -110,26 +91,26 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
     const port = workerChildRuns();
     let starts = 0;
     // The first answer is one of a coordinator that lost the request (GetRun then finds nothing).
-    side.children = {
+    fleet.side.children = {
       start: (r) => (++starts === 1 ? Promise.resolve(true) : port.start(r)),
       status: (ref, root) => port.status(ref, root),
       cancel: (ref, root) => port.cancel(ref, root),
     };
     try {
       const id = newId();
-      await side.submit(
+      await fleet.side.submit(
         parentOnWorker('on-wa7', 'wa7', 'wb7', [
           '  - {name: where, command: echo again, output: WHERE}',
         ]),
         id,
       );
-      const final = await side.final(id);
+      const final = await fleet.side.final(id);
       expect(final.status).toBe(RunStatus.Succeeded);
       expect(starts).toBe(2);
       expect((await childOf(final)).owner?.workerId).toBe('wb-7');
       expect(final.nodes[1]?.outputs).toEqual({ SHOWN: 'got-again' });
     } finally {
-      side.children = port;
+      fleet.side.children = port;
     }
   });
 });

@@ -1,38 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RunStatus, systemClock } from '@trellis/core';
 import { CoordinatorClient } from '@trellis/coordinator';
-import type { RunService } from '@trellis/services';
 import type { DagRunRecord } from '@trellis/spec';
-import { parentOnWorker, useChildRuns } from '../../test/support/child-runs-fixture.js';
-import { parseDag, type CoordinatorSide } from '../../test/support/fleet.js';
-import { dagYaml, useWorkerFleet } from '../../test/support/worker-fleet-fixture.js';
+import { parentOnWorker, useFleetWithChildRuns } from '../../test/support/child-runs-fixture.js';
+import { parseDag } from '../../test/support/fleet.js';
+import { dagYaml } from '../../test/support/worker-fleet-fixture.js';
 
 /**
- * Distributed mode with real processes on loopback (issue 6, Tests): a private redis-server, the
- * coordinator and dispatcher in this process over a file store, and `trellis worker` processes
- * (the built binary) with different labels (test/support/worker-fleet-fixture.ts).
+ * Child runs sent to workers by a selector, in distributed mode with real processes on loopback
+ * (issue 6, Tests): test/support/worker-fleet-fixture.ts and child-runs-fixture.ts.
  */
-const fleet = useWorkerFleet();
+const { fleet, kids } = useFleetWithChildRuns();
 const { worker, joined, newId } = fleet;
-let side: CoordinatorSide;
-beforeAll(() => {
-  side = fleet.side;
-});
+const { asked, dagFile, childOf } = kids;
 
-/**
- * A step's own `workerSelector` sends its child DAG run to matching workers: the parent runs in
- * this process (the coordinator's, as in start-all) with a RunService over the coordinator's store
- * and dispatcher, as the CLI wires them, or on a worker (test/support/child-runs-fixture.ts).
- */
 describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => {
-  const kids = useChildRuns(fleet);
-  const { asked, dagFile, childOf } = kids;
-  let runs: RunService;
-  beforeAll(() => {
-    runs = kids.runs;
-  });
-
   it('runs a call: step’s child on the worker its workerSelector names; the parent gets its outputs', async () => {
     await Promise.all([worker('pool-a', { pool: 'a' }), worker('pool-b', { pool: 'b' })]);
     await Promise.all([joined('pool-a'), joined('pool-b')]);
@@ -51,7 +34,7 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
       ].join('\n'),
     );
     dagFile('child-b', 'steps:\n  - {name: where, command: echo from-b, output: WHERE}\n');
-    const final = await (await runs.start({ dag: 'calls-b' })).done;
+    const final = await (await kids.runs.start({ dag: 'calls-b' })).done;
     expect(final.status).toBe(RunStatus.Succeeded);
     expect(final.owner?.workerId).toBe('local'); // the parent ran here, not on a worker
     const child = await childOf(final);
@@ -72,7 +55,7 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
       'child-gpu',
       'workerSelector:\n  gpu: "true"\nsteps:\n  - {name: fit, command: echo fitted, output: FIT}\n',
     );
-    const final = await (await runs.start({ dag: 'calls-gpu' })).done;
+    const final = await (await kids.runs.start({ dag: 'calls-gpu' })).done;
     expect(final.status).toBe(RunStatus.Succeeded);
     const child = await childOf(final);
     expect(child.owner?.workerId).toBe('gpu-2');
@@ -83,11 +66,11 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
     await worker('wa-1', { pool: 'wa' });
     await joined('wa-1');
     const id = newId();
-    await side.submit(
+    await fleet.side.submit(
       parentOnWorker('on-wa', 'wa', 'wa', ['  - {name: where, command: echo here, output: WHERE}']),
       id,
     );
-    const ok = await side.final(id);
+    const ok = await fleet.side.final(id);
     expect(ok.status).toBe(RunStatus.Succeeded);
     expect(ok.owner?.workerId).toBe('wa-1');
     expect((await childOf(ok)).owner?.workerId).toBe('wa-1');
@@ -98,13 +81,13 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
     await Promise.all([worker('wa-2', { pool: 'wa2' }), worker('wb-2', { pool: 'wb2' })]);
     await Promise.all([joined('wa-2'), joined('wb-2')]);
     const id = newId();
-    await side.submit(
+    await fleet.side.submit(
       parentOnWorker('on-wa2', 'wa2', 'wb2', [
         '  - {name: where, command: echo from-wb, output: WHERE}',
       ]),
       id,
     );
-    const final = await side.final(id);
+    const final = await fleet.side.final(id);
     expect(final.status).toBe(RunStatus.Succeeded);
     expect(final.owner?.workerId).toBe('wa-2');
     const child = await childOf(final);
@@ -121,13 +104,16 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
 
   it('starts a child a worker asks for once, however often it asks (idempotent by run id)', async () => {
     const client = new CoordinatorClient({
-      address: `127.0.0.1:${side.coordinator.port}`,
+      address: `127.0.0.1:${fleet.side.coordinator.port}`,
       clock: systemClock,
     });
     try {
       // The root: a run no worker takes (its selector matches none), as a parent on a worker.
       const root = { name: 'asker', dagRunId: newId() };
-      await side.submit(dagYaml('asker', { role: 'idem-root' }, ['echo never']), root.dagRunId);
+      await fleet.side.submit(
+        dagYaml('asker', { role: 'idem-root' }, ['echo never']),
+        root.dagRunId,
+      );
       const kid = parseDag('name: twice\nsteps:\n  - echo once\n').dag;
       const start = {
         workerId: 'tool',
@@ -151,7 +137,7 @@ describe('child runs sent to workers by a selector', { timeout: 60_000 }, () => 
       expect((await client.cancel({ run: start.run, root })).forwarded).toBe(true);
       expect(asked.has(start.run.dagRunId)).toBe(true);
       expect((await asked.get(start.run.dagRunId))?.status).toBe(RunStatus.Cancelled);
-      const ended = await side.store.getRun(start.run, { root });
+      const ended = await fleet.side.store.getRun(start.run, { root });
       expect(ended.status).toBe(RunStatus.Cancelled);
       expect(ended.error).toBe('stopped before a worker started it');
     } finally {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CoordinatorSide } from '../../test/support/fleet.js';
-import type { PrivateRedis } from '../../test/support/redis-server.js';
+import type { PrivateRedis } from '@trellis/testkit';
 import { dagYaml, useWorkerFleet } from '../../test/support/worker-fleet-fixture.js';
 
 /**

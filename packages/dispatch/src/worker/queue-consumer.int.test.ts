@@ -6,7 +6,7 @@ import type { ClaimRequest, ClaimResponse, CoordinatorClient } from '@trellis/co
 import type { DagRunRecord } from '@trellis/spec';
 import { bullQueueName, jobIdOf, type RunJobData } from '../remote/job-data.js';
 import { createRedis } from '../remote/redis-connection.js';
-import { startRedis, type PrivateRedis } from '../../test/support/redis-server.js';
+import { startRedis, type PrivateRedis } from '@trellis/testkit';
 import { ActiveRuns } from './active-runs.js';
 import { QueueConsumer } from './queue-consumer.js';
 

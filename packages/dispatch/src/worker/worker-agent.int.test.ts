@@ -7,7 +7,7 @@ import { CoordinatorClient } from '@trellis/coordinator';
 import { ShellCommandRunner, ShellExecutor } from '@trellis/executors';
 import { createRedis } from '../remote/redis-connection.js';
 import { startCoordinatorSide, type CoordinatorSide } from '../../test/support/fleet.js';
-import { startRedis, type PrivateRedis } from '../../test/support/redis-server.js';
+import { startRedis, type PrivateRedis } from '@trellis/testkit';
 import { WorkerAgent } from './worker-agent.js';
 
 let redis: PrivateRedis;

@@ -10,7 +10,7 @@ import type { ChildRunRequest, ChildRunResult } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { createLocalDispatcher } from '../../src/local/local-dispatcher.js';
-import type { WorkerFleetFixture } from './worker-fleet-fixture.js';
+import { useWorkerFleet, type WorkerFleetFixture } from './worker-fleet-fixture.js';
 
 /**
  * Child runs sent to workers by a selector: parents run in this process (the coordinator's, as
@@ -68,7 +68,7 @@ export const parentOnWorker = (
   ].join('\n');
 
 /**
- * Registers beforeAll/afterAll hooks (after the fleet's) in the calling describe block: the
+ * Registers beforeAll/afterAll hooks (after the fleet's) in the calling file or describe block: the
  * RunService, its DAG directory, and the side's child runs port.
  */
 export const useChildRuns = (fleet: WorkerFleetFixture): ChildRunsFixture => {
@@ -139,6 +139,19 @@ export const useChildRuns = (fleet: WorkerFleetFixture): ChildRunsFixture => {
         fleet.side.onRunUpdate.add(l);
       }),
   };
+};
+
+/**
+ * The worker fleet (useWorkerFleet) and its child runs (useChildRuns), as the child-run test
+ * files use them. Call at the test file's top level: the child runs' hooks come after the fleet's,
+ * so they start after it and end before it.
+ */
+export const useFleetWithChildRuns = (): {
+  fleet: WorkerFleetFixture;
+  kids: ChildRunsFixture;
+} => {
+  const fleet = useWorkerFleet();
+  return { fleet, kids: useChildRuns(fleet) };
 };
 
 /** A RunService over the side's store and dispatcher, as the CLI wires one in start-all. */

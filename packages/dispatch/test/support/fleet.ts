@@ -7,7 +7,7 @@ import { parseDagFile, type Dag, type DagRunRecord } from '@trellis/spec';
 import { FsRunStore } from '@trellis/store';
 import { BullmqDispatcher } from '../../src/remote/bullmq-dispatcher.js';
 import { createRedis } from '../../src/remote/redis-connection.js';
-import type { PrivateRedis } from './redis-server.js';
+import type { PrivateRedis } from '@trellis/testkit';
 
 /** A coordinator, a dispatcher and a file store in this process, for tests and benchmarks. */
 export interface CoordinatorSide {

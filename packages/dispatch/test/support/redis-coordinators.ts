@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { Coordinator, CoordinatorClient, type HeartbeatResponse } from '@trellis/coordinator';
 import { FsRunStore } from '@trellis/store';
-import { FakeClock } from '@trellis/testkit';
+import { FakeClock, startRedis, type PrivateRedis } from '@trellis/testkit';
 import type { Redis } from 'ioredis';
 import { createRedis } from '../../src/remote/redis-connection.js';
 import { RedisFleet } from '../../src/remote/redis-fleet.js';
-import { startRedis, type PrivateRedis } from './redis-server.js';
 
 /** Two coordinators of one test file and the means to drive them (set in `beforeAll`). */
 export interface RedisCoordinators {

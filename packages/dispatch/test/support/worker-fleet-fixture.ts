@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { DagRunRecord } from '@trellis/spec';
 import { startCoordinatorSide, type CoordinatorSide } from './fleet.js';
-import { startRedis, type PrivateRedis } from './redis-server.js';
+import { startRedis, type PrivateRedis } from '@trellis/testkit';
 import { spawnWorker, type WorkerProcess } from './worker-process.js';
 
 /**

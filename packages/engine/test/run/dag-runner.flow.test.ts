@@ -4,6 +4,29 @@ import { harness, statuses } from '../support/harness.js';
 
 const { Succeeded, Failed, Cancelled, Skipped, NotStarted } = NodeStatus;
 
+/**
+ * The most steps running at once in a graph of `count` independent steps under `maxActiveSteps`
+ * (each step yields to the event loop once before it ends).
+ */
+const peakActive = async (count: number, maxActiveSteps: number): Promise<number> => {
+  let active = 0;
+  let peak = 0;
+  const slow = async () => {
+    active++;
+    peak = Math.max(peak, active);
+    await new Promise((r) => setImmediate(r));
+    active--;
+    return {};
+  };
+  const steps = Array.from({ length: count }, (_, i) => `  - {name: s${i}, command: x}`).join('\n');
+  const h = harness(
+    `type: graph\nmaxActiveSteps: ${maxActiveSteps}\nsteps:\n${steps}\n`,
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`s${i}`, slow])),
+  );
+  await h.run();
+  return peak;
+};
+
 describe('readiness and status propagation', () => {
   it('runs a chain in order and finishes the run', async () => {
     const h = harness('steps:\n  - echo a\n  - echo b\n  - echo c\n');
@@ -87,41 +110,11 @@ describe('readiness and status propagation', () => {
   });
 
   it('runs at most maxActiveSteps steps at once', async () => {
-    let active = 0;
-    let peak = 0;
-    const slow = async () => {
-      active++;
-      peak = Math.max(peak, active);
-      await new Promise((r) => setImmediate(r));
-      active--;
-      return {};
-    };
-    const steps = Array.from({ length: 6 }, (_, i) => `  - {name: s${i}, command: x}`).join('\n');
-    const h = harness(
-      `type: graph\nmaxActiveSteps: 2\nsteps:\n${steps}\n`,
-      Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`s${i}`, slow])),
-    );
-    await h.run();
-    expect(peak).toBe(2);
+    expect(await peakActive(6, 2)).toBe(2);
   });
 
   it('runs every ready step at once with maxActiveSteps -1', async () => {
-    let active = 0;
-    let peak = 0;
-    const slow = async () => {
-      active++;
-      peak = Math.max(peak, active);
-      await new Promise((r) => setImmediate(r));
-      active--;
-      return {};
-    };
-    const steps = Array.from({ length: 5 }, (_, i) => `  - {name: s${i}, command: x}`).join('\n');
-    const h = harness(
-      `type: graph\nmaxActiveSteps: -1\nsteps:\n${steps}\n`,
-      Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`s${i}`, slow])),
-    );
-    await h.run();
-    expect(peak).toBe(5);
+    expect(await peakActive(5, -1)).toBe(5);
   });
 
   it('waits delaySec before the first step', async () => {

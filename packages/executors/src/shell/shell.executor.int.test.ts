@@ -5,14 +5,12 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { ExecContext, StopPolicy } from '@trellis/engine';
-import { parseDagFile } from '@trellis/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NodeProcessRunner } from '../process-runner/node-process-runner.js';
-import { isAlive, TextSink } from '../../test/support/text-sink.js';
+import { stepContext, type ContextSetup } from '../../test/support/exec-context.js';
+import { isAlive } from '../../test/support/text-sink.js';
 import { ShellExecutor } from './shell.executor.js';
 
-const PATH = '/usr/local/bin:/usr/bin:/bin';
 const executor = new ShellExecutor();
 let dir: string;
 
@@ -23,40 +21,9 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Setup {
-  readonly cwd?: string;
-  readonly captureLimit?: number;
-  readonly stop?: Partial<Omit<StopPolicy, 'abort'>>;
-  readonly stdout?: Writable;
-  readonly env?: Record<string, string>;
-}
-
 /** An ExecContext for one step written as in a DAG file (so the spec package compiles it). */
-const contextFor = (stepFields: Record<string, unknown>, setup: Setup = {}) => {
-  const file = parseDagFile(JSON.stringify({ steps: [{ name: 's', ...stepFields }] }), {
-    location: join(dir, 'dag.yaml'),
-  });
-  expect(file.errors).toEqual([]);
-  const dag = file.main.dag;
-  const step = dag.steps[0];
-  if (!step) throw new Error('no step');
-  const stopper = new AbortController();
-  const out = new TextSink();
-  const err = new TextSink();
-  const ctx: ExecContext = {
-    step,
-    dag,
-    cwd: setup.cwd ?? dir,
-    env: { PATH, ...setup.env },
-    defaultShell: '/bin/sh',
-    stdout: setup.stdout ?? out,
-    stderr: err,
-    stop: { abort: stopper.signal, signal: 'SIGTERM', graceMs: 5000, ...setup.stop },
-    ...(setup.captureLimit !== undefined ? { captureLimit: setup.captureLimit } : {}),
-    run: { name: 'dag', dagRunId: 'run-1', root: { name: 'dag', dagRunId: 'run-1' } },
-  };
-  return { ctx, out, err, stopper };
-};
+const contextFor = (stepFields: Record<string, unknown>, setup: ContextSetup = {}) =>
+  stepContext(stepFields, dir, setup);
 
 const scriptFilesIn = async (d: string) =>
   (await readdir(d)).filter((n) => n.startsWith('trellis-script-'));
@@ -274,7 +241,7 @@ describe('shell executor: signals and stop', () => {
           'echo not reached',
         ].join('\n'),
       },
-      { stop: { signal: 'SIGINT' } },
+      { signal: 'SIGINT' },
     );
     const running = executor.run(ctx);
     await out.until('\n');
@@ -291,7 +258,7 @@ describe('shell executor: signals and stop', () => {
     // A loop without child processes, so the shell runs its trap as soon as TERM arrives.
     const { ctx, out, stopper } = contextFor(
       { script: `trap 'echo "got TERM"' TERM\necho ready\nwhile :; do :; done\n` },
-      { stop: { signal: 'SIGTERM', graceMs: 500 } },
+      { signal: 'SIGTERM', graceMs: 500 },
     );
     const running = executor.run(ctx);
     await out.until('ready');

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { ExecContext } from '@trellis/engine';
 import { parseDagFile, type Dag } from '@trellis/spec';
 import { TextSink } from './text-sink.js';
@@ -8,6 +9,10 @@ export interface ContextSetup {
   readonly captureLimit?: number;
   readonly env?: Record<string, string>;
   readonly graceMs?: number;
+  /** The signal a stop sends first. @default 'SIGTERM' */
+  readonly signal?: NodeJS.Signals;
+  /** Where the step's stdout goes instead of the `out` sink. */
+  readonly stdout?: Writable;
 }
 
 /** A test context: the ExecContext and its sinks and stop switch. */
@@ -42,9 +47,13 @@ export const contextOf = (
     cwd: setup.cwd ?? dir,
     env: { PATH: '/usr/local/bin:/usr/bin:/bin', ...setup.env },
     defaultShell: '/bin/sh',
-    stdout: out,
+    stdout: setup.stdout ?? out,
     stderr: err,
-    stop: { abort: stopper.signal, signal: 'SIGTERM', graceMs: setup.graceMs ?? 5000 },
+    stop: {
+      abort: stopper.signal,
+      signal: setup.signal ?? 'SIGTERM',
+      graceMs: setup.graceMs ?? 5000,
+    },
     ...(setup.captureLimit !== undefined ? { captureLimit: setup.captureLimit } : {}),
     run: { name: dag.name, dagRunId: 'run-1', root: { name: dag.name, dagRunId: 'run-1' } },
   };

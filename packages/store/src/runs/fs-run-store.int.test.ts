@@ -39,6 +39,9 @@ const codeOf = async (p: Promise<unknown>): Promise<string | undefined> => {
   }
 };
 
+// What every run store does is checked once, for this store too, by the conformance suite
+// (tests/integration/store-conformance/fs-store.conformance.int.test.ts); here only what is the
+// file store's own: its folder layout, temporary and lock files, names that cannot be folders.
 describe('FsRunStore runs', () => {
   it('creates a run and reads back its record and snapshot from the documented layout', async () => {
     const store = newStore();
@@ -61,14 +64,6 @@ describe('FsRunStore runs', () => {
     expect((await store.listRuns({ name: 'etl' })).map((r) => r.dagRunId)).toEqual(['run-0002']);
   });
 
-  it('saves a new revision over the old one', async () => {
-    const store = newStore();
-    const rec = makeRecord();
-    await store.createRun(rec, snapshot);
-    await store.saveRun({ ...rec, status: RunStatus.Running, startedAt: T0, revision: 1 });
-    expect(await store.getRun(rec)).toMatchObject({ status: RunStatus.Running, revision: 1 });
-  });
-
   it('saveRunIf writes only over the expected revision, also against another store instance', async () => {
     const a = newStore();
     const rec = makeRecord({ status: RunStatus.Queued });
@@ -89,22 +84,6 @@ describe('FsRunStore runs', () => {
     expect(readdirSync(join(dir, 'data', 'runs', rec.name, rec.dagRunId))).not.toContain(
       '.swap.lock',
     );
-  });
-
-  it('refuses a second run with the same id as already_exists', async () => {
-    const store = newStore();
-    await store.createRun(makeRecord(), snapshot);
-    expect(await codeOf(store.createRun(makeRecord(), snapshot))).toBe('already_exists');
-  });
-
-  it('refuses two concurrent creations of one id: exactly one wins', async () => {
-    const a = newStore();
-    const b = newStore();
-    const results = await Promise.allSettled([
-      a.createRun(makeRecord(), snapshot),
-      b.createRun(makeRecord(), snapshot),
-    ]);
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 
   it('answers not_found for an unknown run, an unsaved run and an unusable id', async () => {
@@ -139,73 +118,6 @@ describe('FsRunStore runs', () => {
     expect(await store.listRuns({ name: 'child' })).toEqual([]);
     expect((await store.listRuns({ name: 'child', includeChildren: true })).length).toBe(1);
     expect((await store.listRuns()).map((r) => r.dagRunId)).toEqual(['run-0001']);
-  });
-
-  it('refuses a child whose root does not exist, and a second child with the same id', async () => {
-    const store = newStore();
-    const root = makeRecord();
-    expect(await codeOf(store.createRun(makeChildRecord(root), snapshot))).toBe('not_found');
-    await store.createRun(root, snapshot);
-    await store.createRun(makeChildRecord(root), snapshot);
-    expect(await codeOf(store.createRun(makeChildRecord(root), snapshot))).toBe('already_exists');
-  });
-
-  it('lists runs newest first and filters by name, status, dates, id and limit', async () => {
-    const store = newStore();
-    for (let i = 1; i <= 5; i++)
-      await store.createRun(
-        makeRecord({
-          name: i % 2 === 0 ? 'even' : 'odd',
-          dagRunId: `run-000${i}`,
-          createdAt: isoPlus(T0, i * 60_000),
-          status: i === 3 ? RunStatus.Failed : RunStatus.Succeeded,
-        }),
-        snapshot,
-      );
-    const ids = async (f: Parameters<FsRunStore['listRuns']>[0]): Promise<string[]> =>
-      (await store.listRuns(f)).map((r) => r.dagRunId);
-    expect(await ids({})).toEqual(['run-0005', 'run-0004', 'run-0003', 'run-0002', 'run-0001']);
-    expect(await ids({ name: 'odd' })).toEqual(['run-0005', 'run-0003', 'run-0001']);
-    expect(await ids({ status: RunStatus.Failed })).toEqual(['run-0003']);
-    const at = (i: number): number => Date.parse(T0) + i * 60_000;
-    expect(await ids({ fromMs: at(2), toMs: at(4) })).toEqual(['run-0004', 'run-0003', 'run-0002']);
-    expect(await ids({ dagRunIdContains: 'RUN-0004' })).toEqual(['run-0004']);
-    expect(await ids({ limit: 2 })).toEqual(['run-0005', 'run-0004']);
-    expect(await ids({ name: 'none' })).toEqual([]);
-  });
-
-  it('returns the newest run of a DAG as latest, and not_found when there is none', async () => {
-    const store = newStore();
-    await store.createRun(makeRecord({ dagRunId: 'a', createdAt: isoPlus(T0, 2000) }), snapshot);
-    await store.createRun(makeRecord({ dagRunId: 'b', createdAt: isoPlus(T0, 1000) }), snapshot);
-    expect((await store.latestRun('etl')).dagRunId).toBe('a');
-    expect(await codeOf(store.latestRun('other'))).toBe('not_found');
-  });
-
-  it('applies concurrent saves in call order and ignores a save older than the record on disk', async () => {
-    const store = newStore();
-    const rec = makeRecord();
-    await store.createRun(rec, snapshot);
-    // Fired without awaiting, the way an engine reports quick state changes; one arrives late.
-    const saves = [1, 2, 3, 10, 4, 5, 11].map((revision) =>
-      store.saveRun({ ...rec, revision, error: `r${revision}` }),
-    );
-    await Promise.all(saves);
-    expect(await store.getRun(rec)).toMatchObject({ revision: 11, error: 'r11' });
-    // Another process's store instance with an older record does not win either.
-    await newStore().saveRun({ ...rec, revision: 7, error: 'late' });
-    expect(await store.getRun(rec)).toMatchObject({ revision: 11, error: 'r11' });
-  });
-
-  it('serialises the record when saveRun is called, so later changes by the caller do not leak', async () => {
-    const store = newStore();
-    const rec = makeRecord();
-    await store.createRun(rec, snapshot);
-    const live = { ...rec, revision: 1, error: 'first' };
-    const saved = store.saveRun(live);
-    live.error = 'changed after the call';
-    await saved;
-    expect((await store.getRun(rec)).error).toBe('first');
   });
 
   it('leaves no temporary files behind after many saves', async () => {
