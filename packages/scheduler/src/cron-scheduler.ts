@@ -80,6 +80,8 @@ export class CronScheduler {
   #prevTick: Date | undefined;
   /** Set by {@link resumeFrom}: the loop's first tick comes at once, not at the next minute. */
   #resumed = false;
+  /** Set by {@link resumeFrom}: each DAG's own resume point, for the next tick only. */
+  #resumeOf: ((dagName: string, kind: Kind) => Date | undefined) | undefined;
   /** The running loop's signal: a claim being retried gives up when it aborts. */
   #signal: AbortSignal | undefined;
 
@@ -109,8 +111,9 @@ export class CronScheduler {
    * Fires from `at` on at the next tick (a new leader takes over from the last fire its
    * predecessor recorded, so a hand-over misses no fire; the claims keep it from doubling one).
    */
-  resumeFrom(at: Date): void {
+  resumeFrom(at: Date, own?: (dagName: string, kind: Kind) => Date | undefined): void {
     this.#prevTick = at;
+    this.#resumeOf = own;
     this.#fired.clear();
     this.#resumed = true;
   }
@@ -146,7 +149,7 @@ export class CronScheduler {
         for (const entry of d.dag.schedule[kind]) {
           const key = `${d.fileName}\u0000${kind}\u0000${entry.timezone ?? ''}\u0000${entry.cron}`;
           live.add(key);
-          const at = nextFireOf(entry, from);
+          const at = nextFireOf(entry, this.#resumeOf?.(d.dag.name, kind) ?? from);
           if (at === undefined || at.getTime() > now.getTime()) continue;
           if ((this.#fired.get(key) ?? -Infinity) >= at.getTime()) continue;
           this.#fired.set(key, at.getTime());
@@ -156,6 +159,7 @@ export class CronScheduler {
       if (fires.length > 0) starting.push(this.#enqueueFires(d, fires));
     }
     for (const key of this.#fired.keys()) if (!live.has(key)) this.#fired.delete(key);
+    this.#resumeOf = undefined;
     this.#prevTick = now.getTime() > since.getTime() ? now : since;
     await Promise.all(starting);
     this.deps.onTick?.(now);

@@ -13,6 +13,7 @@ export {
   type QueueProcessorPort,
 } from './queues/queue-processor.js';
 export {
+  fireKey,
   startSchedulerRole,
   type FireLedger,
   type SchedulerLease,

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Clock, Config } from '@trellis/core';
-import type { FireLedger, SchedulerLease, ScheduleKind } from '@trellis/scheduler';
+import {
+  fireKey,
+  type FireLedger,
+  type SchedulerLease,
+  type ScheduleKind,
+} from '@trellis/scheduler';
 import type { DagRunRecord } from '@trellis/spec';
 import { fencedDb, PgLease, PgRunStore, PgScheduleFires, type PgDb } from '@trellis/store-pg';
 
@@ -70,7 +75,7 @@ export const pgLeadership = (
   const fires: FireLedger = {
     claim: async (dag: string, kind: ScheduleKind, at: Date) => {
       const token = pg.token;
-      const key = kind === 'start' ? dag : `${kind}:${dag}`;
+      const key = fireKey(dag, kind);
       const r =
         token === undefined
           ? 'fenced'
@@ -87,6 +92,7 @@ export const pgLeadership = (
       return r === 'claimed';
     },
     lastFire: () => ledger.lastFireOfAll(),
+    lastFiresSince: (since) => ledger.lastFiresSince(since),
   };
   const fence = { lease: LEASE_NAME, holder, token: () => pg.token };
   const writes = new PgRunStore({

@@ -52,6 +52,14 @@ describe('PgScheduleFires', () => {
     expect(await one.claim('etl', new Date(at.getTime() + 60_000))).toBe(true);
     expect((await two.lastFire('etl'))?.toISOString()).toBe('2026-01-02T03:05:00.000Z');
     expect(await two.lastFire('other')).toBeUndefined();
+    // each DAG's own last fire, since a floor (a new leader resumes each from its own)
+    await one.claim('stop:etl', at);
+    await one.claim('old', new Date('2025-12-31T00:00:00.000Z'));
+    const each = await two.lastFiresSince(new Date('2026-01-01T00:00:00.000Z'));
+    expect(Object.fromEntries([...each].map(([k, d]) => [k, d.toISOString()]))).toEqual({
+      etl: '2026-01-02T03:05:00.000Z',
+      'stop:etl': '2026-01-02T03:04:00.000Z',
+    });
   });
 });
 

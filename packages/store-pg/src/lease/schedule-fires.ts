@@ -53,6 +53,19 @@ export class PgScheduleFires {
     return r.rows[0]?.at ?? undefined;
   }
 
+  /**
+   * The latest fire time of each ledger key (a DAG, or `stop:`/`restart:` and a DAG) at or after
+   * `since`: a new leader resumes each DAG from its own last fire.
+   */
+  async lastFiresSince(since: Date): Promise<Map<string, Date>> {
+    const r = await this.db.query<{ dag_name: string; at: Date }>(
+      `SELECT dag_name, max(fire_at) AS at FROM trellis_schedule_fires WHERE fire_at >= $1
+       GROUP BY dag_name`,
+      [since],
+    );
+    return new Map(r.rows.map((row) => [row.dag_name, row.at]));
+  }
+
   /** The latest fire time recorded for a DAG, or undefined. */
   async lastFire(dagName: string): Promise<Date | undefined> {
     const r = await this.db.query<{ at: Date | null }>(
