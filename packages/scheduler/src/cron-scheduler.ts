@@ -199,8 +199,13 @@ export class CronScheduler {
         const warn = (m: string): void => this.deps.log(`scheduler: ${what}: ${m}`);
         const mine = () => claim(d.dag.name, kind, at);
         const claimed = await claimFire(mine, this.deps.clock, this.#signal, warn);
-        if (claimed === false) this.deps.log(`scheduler: ${what}: fired by another instance`);
-        if (claimed !== true) return;
+        if (claimed === undefined) return;
+        if (!claimed) {
+          // a start is made sure of (its run id is the fire's: it is created at most once), as
+          // the claimer may have died before creating it; a stop or restart is left to it
+          this.deps.log(`scheduler: ${what}: fired by another instance`);
+          if (kind !== 'start') return;
+        }
       }
       if (kind === 'start') {
         const skip = await this.#skipStart(d, entry, at);

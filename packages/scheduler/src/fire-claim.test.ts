@@ -84,4 +84,31 @@ describe('a fire whose claim fails', () => {
     );
     expect(lines.at(-1)).toMatch(/the lease token 7 was refused; given up after \d+ ms/);
   });
+
+  it("taken by another instance: a start is made sure of (its run id is the fire's), a stop is not", async () => {
+    const clock = new FakeClock('2026-03-01T10:00:30Z');
+    const calls: string[] = [];
+    const file = parseDagFile(
+      'schedule:\n  start: "* * * * *"\n  stop: "* * * * *"\nsteps:\n  - "true"\n',
+      { name: 'both' },
+    );
+    const scheduler = new CronScheduler({
+      clock,
+      dags: () => Promise.resolve([{ fileName: 'both', dag: file.main.dag, suspended: false }]),
+      actions: {
+        start: (_d, at) => Promise.resolve(void calls.push(`start ${at.toISOString()}`)),
+        stop: () => Promise.resolve(void calls.push('stop')),
+        restart: () => Promise.resolve(),
+        latestRun: () => Promise.resolve(undefined),
+        isRunning: () => Promise.resolve(true),
+      },
+      log: () => undefined,
+      claim: () => Promise.resolve(false),
+    });
+    await scheduler.tick();
+    await clock.setTime('2026-03-01T10:01:00Z');
+    await scheduler.tick();
+    await scheduler.idle();
+    expect(calls).toEqual(['start 2026-03-01T10:01:00.000Z']);
+  });
 });

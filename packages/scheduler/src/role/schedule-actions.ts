@@ -1,6 +1,7 @@
-import { RunStatus } from '@trellis/core';
+import { AppError, ErrorCode, RunStatus } from '@trellis/core';
 import type { Dag, RunRef } from '@trellis/spec';
 import type { LatestRun, ScheduleActions, ScheduledDag } from '../cron-scheduler.js';
+import { scheduledRunId } from './scheduled-run-id.js';
 
 /** What cron fires need of the runs (the services' RunService and the store's index). */
 export interface ScheduledRunsPort {
@@ -8,7 +9,7 @@ export interface ScheduledRunsPort {
   startLoaded(
     dag: Dag,
     localDags: readonly Dag[],
-    req: { trigger: 'schedule' },
+    req: { trigger: 'schedule'; dagRunId: string },
   ): Promise<{ readonly record: { readonly dagRunId: string }; readonly queued: boolean }>;
   /** Asks every running run of the DAG to stop; the problems met. */
   stopAll(dagName: string): Promise<string[]>;
@@ -29,7 +30,7 @@ export const scheduleActions = (
   const first = async (name: string, status?: RunStatus) =>
     (await runs.listRuns({ name, ...(status !== undefined ? { status } : {}), limit: 1 }))[0];
   return {
-    start: async (d: ScheduledDag) => {
+    start: async (d: ScheduledDag, fireAt: Date) => {
       // A DAG whose previous scheduled run still waits gets no second one on top.
       const waiting = await first(d.dag.name, RunStatus.Queued);
       if (waiting) {
@@ -38,7 +39,19 @@ export const scheduleActions = (
         );
         return;
       }
-      const started = await runs.startLoaded(d.dag, d.localDags ?? [], { trigger: 'schedule' });
+      const dagRunId = scheduledRunId(d.dag.name, fireAt);
+      const started = await runs
+        .startLoaded(d.dag, d.localDags ?? [], { trigger: 'schedule', dagRunId })
+        .catch((e: unknown) => {
+          if (!(e instanceof AppError) || e.code !== ErrorCode.AlreadyExists) throw e;
+          return undefined;
+        });
+      if (started === undefined) {
+        log(
+          `scheduler: run ${dagRunId} of DAG "${d.dag.name}" exists already; this fire adds none`,
+        );
+        return;
+      }
       log(
         `scheduler: run ${started.record.dagRunId} of DAG "${d.dag.name}" ${started.queued ? 'queued' : 'started'}`,
       );
