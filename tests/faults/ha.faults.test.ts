@@ -67,6 +67,9 @@ const stream = async (
 interface StoredRun extends FinalRun {
   dag: string;
   owner?: { host: string; pid: number; workerId: string };
+  /** Each step's name, status and error (what a failed run's message leaves out). */
+  steps?: string[];
+  nodes?: { step: { name: string }; status: number; error?: string }[];
 }
 
 /** Every run of the stream's DAGs the database holds, with its status and error. */
@@ -81,6 +84,7 @@ const storedRuns = async (c: HaCluster): Promise<StoredRun[]> =>
     status: Number(r.status),
     ...(r.record.error ? { error: r.record.error } : {}),
     ...(r.record.owner ? { owner: r.record.owner } : {}),
+    steps: (r.record.nodes ?? []).map((n) => `${n.step.name}: ${n.status} ${n.error ?? ''}`),
   }));
 
 /** Runs not final, counted by DAG, status and owner, with a few examples (a failure's message). */
@@ -133,7 +137,9 @@ const verify = async (
   const sample = [...accepted].filter((_, i) => i % 25 === 0);
   for (const [id, dag] of sample) await untilAllFinal(base, dag, [id], c.context);
   const failed = all.filter((r) => r.status === 2);
-  console.log(`${all.length} runs: ${failed.length} failed, e.g. ${failed[0]?.error ?? ''}`);
+  console.log(
+    `${all.length} runs: ${failed.length} failed, e.g. ${JSON.stringify(failed[0] ?? {})}`,
+  );
   expectNothingLost(c.ledger, all, cause);
   // cron: each minute boundary inside the window fired once, and by the new leader after the
   // take-over (the deposed one's claims carry a stale token and are refused)

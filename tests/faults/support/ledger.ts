@@ -131,7 +131,7 @@ export const expectNothingLost = (
   for (const r of runs) {
     expect(FINAL.has(r.status), `run ${r.dagRunId} final`).toBe(true);
     if (r.status === 4) expect(counts.get(r.dagRunId), `run ${r.dagRunId} executed`).toBe(1);
-    if (r.status === 2) expect(r.error ?? '').toMatch(cause);
+    if (r.status === 2) expect(r.error ?? '', JSON.stringify(r)).toMatch(cause);
   }
   const known = new Set(runs.map((r) => r.dagRunId));
   for (const id of counts.keys())
