@@ -69,6 +69,7 @@ interface StoredRun extends FinalRun {
   owner?: { host: string; pid: number; workerId: string };
   /** Each step's name, status and error (what a failed run's message leaves out). */
   steps?: string[];
+  revision?: number | undefined;
   nodes?: { step: { name: string }; status: number; error?: string }[];
 }
 
@@ -85,6 +86,7 @@ const storedRuns = async (c: HaCluster): Promise<StoredRun[]> =>
     ...(r.record.error ? { error: r.record.error } : {}),
     ...(r.record.owner ? { owner: r.record.owner } : {}),
     steps: (r.record.nodes ?? []).map((n) => `${n.step.name}: ${n.status} ${n.error ?? ''}`),
+    revision: r.record.revision,
   }));
 
 /** Runs not final, counted by DAG, status and owner, with a few examples (a failure's message). */
@@ -125,7 +127,11 @@ const verify = async (
       .poll(async () => (last = await pending(c)), { timeout: 180_000, interval: 2000 })
       .toBe('');
   } catch (e) {
-    console.log(c.context());
+    const open = (await storedRuns(c)).filter((r) => !FINAL.includes(r.status));
+    console.log(
+      JSON.stringify(open.slice(0, 6)),
+      c.context(...open.slice(0, 6).map((r) => r.dagRunId)),
+    );
     throw e;
   }
   const all = await storedRuns(c);

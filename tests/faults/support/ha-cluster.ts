@@ -32,7 +32,8 @@ export interface HaCluster {
   /** The instance whose GET /health says leader (exactly one), awaited. */
   leader(candidates?: StartAll[]): Promise<StartAll>;
   /** Every process's output tail, for a failure's message. */
-  context(): string;
+  /** The processes' last output, and every line naming one of `ids`. */
+  context(...ids: string[]): string;
   stop(): Promise<void>;
 }
 
@@ -110,10 +111,21 @@ export const startCluster = async (name: string): Promise<HaCluster> => {
       }),
     );
   }
-  const context = (): string =>
+  const context = (...ids: string[]): string =>
     [
       ...instances.map((s, i) => `--- start-all ${i + 1}:\n${s.output().slice(-6000)}`),
       ...workers.map((w) => `--- ${w.id}:\n${w.output().slice(-3000)}`),
+      // every line of every process that names one of `ids` (runs left behind)
+      ...ids.map((id) => {
+        const outs = [...instances.map((s) => s.output()), ...workers.map((w) => w.output())];
+        const lines = outs.flatMap((o, i) =>
+          o
+            .split('\n')
+            .filter((l) => l.includes(id))
+            .map((l) => `[${i}] ${l}`),
+        );
+        return `--- run ${id}:\n${lines.join('\n')}`;
+      }),
     ].join('\n');
   const leader = async (candidates = instances): Promise<StartAll> => {
     let found: StartAll | undefined;
