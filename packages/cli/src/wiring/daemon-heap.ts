@@ -21,7 +21,7 @@ export interface HeapPort {
   used(): number;
   /** Of those, the bytes outside the young generation (old, code and large-object spaces). */
   old(): number;
-  /** A full garbage collection: V8 then frees the pages left empty. */
+  /** A full, compacting garbage collection: V8 then frees the pages left empty. */
   collect(): void;
 }
 
@@ -121,7 +121,18 @@ export const v8Heap = (): HeapPort => {
   return {
     used: () => getHeapStatistics().used_heap_size,
     old: oldGenerationUsed,
-    collect: () => gc(),
+    collect: () => {
+      // this GC runs while the process idles: it may take the time to move the survivors of
+      // half-empty pages together, so the pages go back to the system (V8 compacts only the
+      // most fragmented pages otherwise: after start-up a worker's old space held 28 MB for
+      // 20 MB live, 8 MB of RSS)
+      setFlagsFromString('--compact-on-every-full-gc');
+      try {
+        gc();
+      } finally {
+        setFlagsFromString('--no-compact-on-every-full-gc');
+      }
+    },
   };
 };
 
