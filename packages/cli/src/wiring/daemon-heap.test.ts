@@ -146,14 +146,15 @@ describe('v8Heap (the real heap)', () => {
     for (let i = 0; i < junk.length; i++) if (i % 256 !== 0) junk[i] = undefined;
     heap.collect(); // one object in 256 is left on every page
     const { committed, used } = oldSpace();
-    // without compaction those pages stay: 1.5 MB or more committed beyond what is used
-    expect(committed - used).toBeLessThan(512 * 1024);
+    // without compaction those pages stay: some 25 MB committed beyond what is used (under 1 MB
+    // with it: the page being allocated on, and what the test runner allocated meanwhile)
+    expect(committed - used).toBeLessThan(4 * MiB);
     expect(junk.length).toBe(400_000);
   });
 
   it('leaves `gc` as it found it, in this context and in contexts made later', () => {
     const was = typeof gcNow();
-    v8Heap();
+    v8Heap().collect(); // the context with `gc` is made at the first collection
     expect(typeof gcNow()).toBe(was);
     expect(runInNewContext('typeof gc')).toBe(was);
   });
@@ -163,7 +164,7 @@ describe('v8Heap (the real heap)', () => {
     setFlagsFromString('--expose-gc');
     Object.assign(globalThis, { gc: runInNewContext('gc') });
     try {
-      v8Heap();
+      v8Heap().collect();
       expect(runInNewContext('typeof gc')).toBe('function');
     } finally {
       if (had === undefined) {
