@@ -70,7 +70,7 @@ const modulesOfAWorker = async (): Promise<string[]> => {
     ['--import', preload, BIN, 'worker', '--coordinator', coordinator, '--labels', 'a=b'],
     {
       env: {
-        PATH: process.env.PATH,
+        PATH: '/usr/local/bin:/usr/bin:/bin',
         HOME: dir,
         SVC_HOME: dir,
         SVC_REDIS_URL: redis.url,

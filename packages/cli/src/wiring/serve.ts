@@ -127,8 +127,7 @@ const APP_STAGES: readonly (() => Promise<unknown>)[] = [
   () => import('@trellis/scheduler'),
 ];
 
-const loadApp = (): Promise<typeof import('./serve-app.js')> =>
-  importInStages(APP_STAGES, () => import('./serve-app.js'));
+const loadApp = () => importInStages(APP_STAGES, () => import('./serve-app.js'));
 
 /** HTTPS: SIGHUP rereads the certificate and key (api-server.ts). Returns the unsubscribe. */
 const reloadOnHangup = (api: ApiServer, io: CliIo): (() => void) => {
