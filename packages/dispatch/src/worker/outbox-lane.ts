@@ -1,4 +1,4 @@
-import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator';
+import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator/client';
 import { BATCH_BYTES, ITEM_BYTES } from './outbox-policy.js';
 
 /** A queued message and the journal entries it stands for (several after joins). */

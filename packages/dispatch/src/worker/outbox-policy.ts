@@ -1,4 +1,4 @@
-import { isRefused } from '@trellis/coordinator';
+import { isRefused } from '@trellis/coordinator/client';
 
 /*
  * The worker outbox's rules as data (docs/decisions.md, "Worker outbox"): how long a running

@@ -1,5 +1,5 @@
 import type { Clock } from '@trellis/core';
-import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator';
+import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator/client';
 import { OutboxJournal, type OutboxMessage } from './outbox-journal.js';
 import {
   foldStatuses,
