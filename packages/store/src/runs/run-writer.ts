@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RunStatus, alreadyExists, notFound, type Clock } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
-import { tempPathFor, writeFileAtomic, writeNewFile } from '../fs/atomic-write.js';
+import { tempPathFor, writeNewFile } from '../fs/atomic-write.js';
 import { fd } from '../fs/fd.js';
 import { isExisting, isMissing } from '../fs/fs-errors.js';
 import { exists } from '../fs/path-exists.js';
@@ -146,33 +146,70 @@ export class RunWriter {
   async saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean> {
     const loc = locateForWrite(this.#deps.layout, record);
     const statusPath = join(loc.dir, STATUS_FILE);
-    const lockPath = join(loc.dir, SWAP_LOCK);
+    const durable = isDurableStatus(record.status);
     const serialized = serializeRecord(record);
+    // The new content goes to a private temporary file at once, while the lock is taken (as in
+    // saveRun): under the lock only the revision is read and the file renamed into place.
+    const temp = tempPathFor(statusPath);
+    const written = writeNewFile(temp, serialized.parts, { durable }).then(
+      () => undefined,
+      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+    );
     return this.#deps.saves.run(loc.dir, async () => {
-      // One process at a time between the read and the rename: an exclusive lock file.
-      const lock = await open(lockPath, 'wx').catch(async (e: unknown) => {
-        if (isMissing(e)) throw runNotFound(record, storageRootOf(record));
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        const st = await stat(lockPath).catch(() => undefined);
-        // a lock left by a crashed process
-        if (st && this.#deps.clock.now().getTime() - st.mtimeMs > SWAP_LOCK_STALE_MS)
-          await rm(lockPath, { force: true });
-        return undefined;
-      });
-      if (lock === undefined) return false; // another process is deciding right now
+      let renamed = false;
       try {
-        if ((await readDiskRevision(statusPath)) !== expectRevision) return false;
-        await writeFileAtomic(statusPath, serialized.parts, {
-          durable: isDurableStatus(record.status),
-        });
-        this.#written.delete(statusPath);
+        renamed = await this.#swap(record, loc.dir, temp, written, expectRevision);
       } finally {
-        await lock.close();
-        await rm(lockPath, { force: true });
+        // (once written: a lost swap may end before the temporary file is even created)
+        if (!renamed) await written.then(() => unlink(temp).catch(() => undefined));
       }
+      if (!renamed) return false;
+      this.#written.delete(statusPath);
       await this.#deps.indexes.of(loc.indexDag).put(toRunSummary(record));
       this.#saved(serialized);
       return true;
+    });
+  }
+
+  /**
+   * Under the swap lock (one process at a time between the read and the rename): renames the
+   * written `temp` over the run's status file if its revision is still `expect`; true if so.
+   */
+  async #swap(
+    record: DagRunRecord,
+    dir: string,
+    temp: string,
+    written: Promise<Error | undefined>,
+    expect: number,
+  ): Promise<boolean> {
+    const lockPath = join(dir, SWAP_LOCK);
+    const lock = await this.#lock(lockPath, record);
+    if (lock === undefined) return false; // another process is deciding right now
+    try {
+      const statusPath = join(dir, STATUS_FILE);
+      if ((await readDiskRevision(statusPath)) !== expect) return false;
+      const failed = await written;
+      if (failed !== undefined) throw failed;
+      await fd.rename(temp, statusPath);
+    } finally {
+      // the lock file is removed while its handle closes (an open file can be unlinked)
+      await Promise.all([lock.close(), rm(lockPath, { force: true })]);
+    }
+    // the new name, not only the content, must survive a power loss
+    if (isDurableStatus(record.status)) await fd.syncDir(dir);
+    return true;
+  }
+
+  /** The swap lock of a run's folder, or undefined while another process holds it. */
+  async #lock(lockPath: string, record: DagRunRecord): Promise<FileHandle | undefined> {
+    return open(lockPath, 'wx').catch(async (e: unknown) => {
+      if (isMissing(e)) throw runNotFound(record, storageRootOf(record));
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const st = await stat(lockPath).catch(() => undefined);
+      // a lock left by a crashed process
+      if (st && this.#deps.clock.now().getTime() - st.mtimeMs > SWAP_LOCK_STALE_MS)
+        await rm(lockPath, { force: true });
+      return undefined;
     });
   }
 
