@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { mkdir, open, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RunStatus, alreadyExists, notFound, type Clock } from '@trellis/core';
@@ -14,6 +15,7 @@ import { TEMP_CREATE_PREFIX } from './run-deleter.js';
 import { locateForWrite, runNotFound } from './run-locations.js';
 import type { RunSnapshot } from './run-snapshot.js';
 import { storageRootOf, toRunSummary } from './run-summary.js';
+import type { RecordCache } from './record-cache.js';
 import type { RecordText } from './record-json.js';
 import { readDiskRevision, serializeRecord } from './status-file.js';
 
@@ -24,6 +26,8 @@ export interface RunWriterDeps {
   /** The store's per-run chain: saves of one run are applied in call order. */
   readonly saves: KeyedSerialQueue;
   readonly clock: Clock;
+  /** The reader's status files: a record this process creates or swaps in is kept there. */
+  readonly records?: RecordCache;
   /** `FsRunStoreOptions.onRecordSaved`. */
   readonly onSaved?: ((record: DagRunRecord) => void) | undefined;
 }
@@ -72,7 +76,9 @@ export class RunWriter {
           writeNewFile(join(temp, SNAPSHOT_FILE), dag, { durable }),
           writeNewFile(join(temp, STATUS_FILE), status.parts, { durable }),
         ]);
+        const ino = inoOf(join(temp, STATUS_FILE));
         await fd.rename(temp, loc.dir);
+        this.#remember(join(loc.dir, STATUS_FILE), status.parts, ino);
       } catch (e) {
         await rm(temp, { recursive: true, force: true });
         if (isExisting(e)) throw alreadyExists(kind, record.dagRunId);
@@ -158,7 +164,7 @@ export class RunWriter {
     return this.#deps.saves.run(loc.dir, async () => {
       let renamed = false;
       try {
-        renamed = await this.#swap(record, loc.dir, temp, written, expectRevision);
+        renamed = await this.#swap(record, serialized, temp, written, expectRevision);
       } finally {
         // (once written: a lost swap may end before the temporary file is even created)
         if (!renamed) await written.then(() => unlink(temp).catch(() => undefined));
@@ -177,11 +183,12 @@ export class RunWriter {
    */
   async #swap(
     record: DagRunRecord,
-    dir: string,
+    serialized: RecordText,
     temp: string,
     written: Promise<Error | undefined>,
     expect: number,
   ): Promise<boolean> {
+    const dir = dirname(temp);
     const lockPath = join(dir, SWAP_LOCK);
     const lock = await this.#lock(lockPath, record);
     if (lock === undefined) return false; // another process is deciding right now
@@ -190,7 +197,9 @@ export class RunWriter {
       if ((await readDiskRevision(statusPath)) !== expect) return false;
       const failed = await written;
       if (failed !== undefined) throw failed;
+      const ino = inoOf(temp);
       await fd.rename(temp, statusPath);
+      this.#remember(statusPath, serialized.parts, ino);
     } finally {
       // the lock file is removed while its handle closes (an open file can be unlinked)
       await Promise.all([lock.close(), rm(lockPath, { force: true })]);
@@ -211,6 +220,16 @@ export class RunWriter {
         await rm(lockPath, { force: true });
       return undefined;
     });
+  }
+
+  /**
+   * Keeps the record just renamed into place at `path` (from a file of inode `ino`) for the next
+   * read (its next reader, for a swap or a new run, is most often the coordinator answering the
+   * run's claim or first report): a stat instead of a read of the file. Not for saveRun, whose
+   * records may be large (no whole text of a record is made there).
+   */
+  #remember(path: string, parts: readonly Uint8Array[], ino: bigint | undefined): void {
+    if (ino !== undefined) this.#deps.records?.remember(path, Buffer.concat(parts).toString(), ino);
   }
 
   /** Tells `onSaved` of a record written, as it was when its save was called. */
@@ -248,6 +267,15 @@ export class RunWriter {
 }
 
 const randomHex = (): string => randomBytes(4).toString('hex');
+
+/** The inode of a file this process just wrote (a synchronous stat), undefined if it cannot be read. */
+const inoOf = (path: string): bigint | undefined => {
+  try {
+    return statSync(path, { bigint: true }).ino;
+  } catch {
+    return undefined;
+  }
+};
 
 /** States whose record and index line are synced to disk (they must survive a power loss). */
 const isDurableStatus = (s: RunStatus): boolean =>
