@@ -73,5 +73,9 @@ describe('a record this process renamed into place (issue 21, the worker path)',
     const claimed = { ...r, status: RunStatus.Running, revision: 1 };
     expect(await store.saveRunIf(claimed, 0)).toBe(true);
     expect(await read()).toEqual({ record: claimed, opened: false });
+    // a large record is not kept (a burst of runs must not fill the cache with large texts)
+    const large = { ...claimed, error: 'x'.repeat(20_000), revision: 2 };
+    expect(await store.saveRunIf(large, 1)).toBe(true);
+    expect(await read()).toEqual({ record: large, opened: true });
   });
 });

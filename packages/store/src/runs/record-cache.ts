@@ -48,6 +48,11 @@ export class RecordCache {
     if (st?.ino === ino) this.#set(path, st, text);
   }
 
+  /** Drops what is kept of `path` (this process replaced the file). */
+  forget(path: string): void {
+    this.#entries.delete(path);
+  }
+
   /** The text of the file at `path`, from the cache when unchanged. Errors: the file system's. */
   async read(path: string): Promise<string> {
     const cached = this.#entries.get(path);

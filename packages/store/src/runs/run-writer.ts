@@ -132,6 +132,8 @@ export class RunWriter {
         // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
         await fd.rename(temp, statusPath);
         renamed = true;
+        // what a creation or swap kept of it is stale now: not held until the cache's bound
+        this.#deps.records?.forget(statusPath);
         // published once the record is readable (as every read sees it), before the directory
         // sync and the index line, whose syncs would delay a waiting client by milliseconds
         this.#saved(serialized);
@@ -229,7 +231,9 @@ export class RunWriter {
    * records may be large (no whole text of a record is made there).
    */
   #remember(path: string, parts: readonly Uint8Array[], ino: bigint | undefined): void {
-    if (ino !== undefined) this.#deps.records?.remember(path, Buffer.concat(parts).toString(), ino);
+    const bytes = parts.reduce((n, p) => n + p.length, 0);
+    if (ino === undefined || bytes > REMEMBER_MAX_BYTES) return;
+    this.#deps.records?.remember(path, Buffer.concat(parts, bytes).toString(), ino);
   }
 
   /** Tells `onSaved` of a record written, as it was when its save was called. */
@@ -283,6 +287,12 @@ const isDurableStatus = (s: RunStatus): boolean =>
 
 /** Log folders of new runs remembered for their recorders (beyond: the recorder makes sure). */
 const MADE_LOG_DIRS_KEPT = 1000;
+
+/**
+ * Records larger than this are not kept after their creation or swap (their read costs more than
+ * its file calls, and a burst of runs must not fill the cache with large texts).
+ */
+const REMEMBER_MAX_BYTES = 16 * 1024;
 
 /** Lock file of `saveRunIf` in a run's folder (dot-names are not runs). */
 const SWAP_LOCK = '.swap.lock';
