@@ -25,5 +25,6 @@ export {
   isWorkerRefused,
   type CoordinatorClientOptions,
 } from './client/coordinator-client.js';
+export type { LogStream } from './client/log-stream.js';
 export type { TlsFiles } from './server/credentials.js';
 export type * from './wire/messages.js';
