@@ -121,7 +121,8 @@ export class RunWriter {
       let renamed = false;
       try {
         const failed = await written;
-        if (failed !== undefined) throw failed;
+        if (failed !== undefined)
+        throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
         // The revision on disk is this process's own last one while it runs the run (only the
         // owner writes a running record), so it need not be read back at every save.
         const known = this.#written.get(statusPath);
@@ -168,8 +169,9 @@ export class RunWriter {
       try {
         renamed = await this.#swap(record, serialized, temp, written, expectRevision);
       } finally {
-        // (once written: a lost swap may end before the temporary file is even created)
-        if (!renamed) await written.then(() => unlink(temp).catch(() => undefined));
+        // once written (a lost swap may end before the temporary file is even created); not
+        // awaited: a lost swap answers at once, and readers skip dot-named temporary files
+        if (!renamed) void written.then(() => unlink(temp).catch(() => undefined));
       }
       if (!renamed) return false;
       this.#written.delete(statusPath);
@@ -198,7 +200,8 @@ export class RunWriter {
       const statusPath = join(dir, STATUS_FILE);
       if ((await readDiskRevision(statusPath)) !== expect) return false;
       const failed = await written;
-      if (failed !== undefined) throw failed;
+      if (failed !== undefined)
+        throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
       const ino = inoOf(temp);
       await fd.rename(temp, statusPath);
       this.#remember(statusPath, serialized.parts, ino);
