@@ -122,7 +122,7 @@ export class RunWriter {
       try {
         const failed = await written;
         if (failed !== undefined)
-        throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
+          throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
         // The revision on disk is this process's own last one while it runs the run (only the
         // owner writes a running record), so it need not be read back at every save.
         const known = this.#written.get(statusPath);
