@@ -10,7 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { freePort, startRedis } from '../packages/testkit/dist/index.js';
-import { pct, sleep, startServer, startWorker, treeMb, treeOf } from './util.js';
+import { pct, privateMb, sleep, startServer, startWorker, treeMb, treeOf } from './util.js';
 
 const RUNS = 60;
 
@@ -18,6 +18,12 @@ const RUNS = 60;
 const load = () => `load ${loadavg()[0].toFixed(1)}`;
 
 const fleetMb = (pids) => pids.reduce((sum, pid) => sum + treeMb(pid), 0);
+/** Beside the RSS: what the fleet's processes hold that they share with no other process. */
+const fleetPrivate = (pids) =>
+  `private ${pids
+    .flatMap((pid) => treeOf(pid))
+    .reduce((sum, pid) => sum + privateMb(pid), 0)
+    .toFixed(1)} MB`;
 const perProcess = (pids, names) =>
   pids.map((pid, i) => `${names[i]} ${treeMb(pid).toFixed(1)}`).join(', ');
 
@@ -57,7 +63,7 @@ export default async function run() {
     }
     await sleep(3000);
     console.log(
-      `fleet idle (server + 2 workers, RSS summed): ${fleetMb(pids).toFixed(1)} MB 3 s after start (${perProcess(pids, names)}) (target < 200 MB; ${load()})`,
+      `fleet idle (server + 2 workers, RSS summed): ${fleetMb(pids).toFixed(1)} MB 3 s after start (${perProcess(pids, names)}; ${fleetPrivate(pids)}) (target < 200 MB; ${load()})`,
     );
 
     for (let i = 0; i < 10; i++) await oneRun(server); // warm: queues known, code paths hot
@@ -71,7 +77,7 @@ export default async function run() {
     // the spawner helpers (server and workers) leave after 60 s with no step to start
     for (let s = 0; pids.some((p) => treeOf(p).length > 1) && s < 70; s++) await sleep(1000);
     console.log(
-      `fleet idle after the runs, helpers gone: ${fleetMb(pids).toFixed(1)} MB (${perProcess(pids, names)}) (target < 200 MB; ${load()})`,
+      `fleet idle after the runs, helpers gone: ${fleetMb(pids).toFixed(1)} MB (${perProcess(pids, names)}; ${fleetPrivate(pids)}) (target < 200 MB; ${load()})`,
     );
   } finally {
     await Promise.all(workers.map((w) => w.stop()));

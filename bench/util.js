@@ -153,6 +153,22 @@ export const rssMb = (pid) => {
   }
 };
 
+/**
+ * Memory of process `pid` no other process shares, in MB (Private_Clean + Private_Dirty of
+ * /proc/<pid>/smaps_rollup; 0 once it is gone): its RSS without the pages of the node binary and
+ * libraries that every Node process on the machine maps once for all (about 35-40 MB of each
+ * Node process's RSS).
+ */
+export const privateMb = (pid) => {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text)?.[1] ?? 0);
+    return (kb('Private_Clean') + kb('Private_Dirty')) / 1024;
+  } catch {
+    return 0; // gone meanwhile
+  }
+};
+
 /** The pids of `pid` and every process below it. */
 export const treeOf = (pid) => {
   const parents = new Map();

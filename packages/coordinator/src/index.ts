@@ -46,5 +46,6 @@ export {
   isWorkerRefused,
   type CoordinatorClientOptions,
 } from './client/coordinator-client.js';
+export type { LogStream } from './client/log-stream.js';
 export type * from './wire/messages.js';
 export { PROTOCOL_VERSION } from './wire/protocol.js';

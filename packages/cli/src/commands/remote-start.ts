@@ -1,4 +1,4 @@
-import { RunStatus } from '@trellis/contract';
+import { RunStatus } from '@trellis/core/status'; // not the contract's zod schemas
 import { ExitCode, type CliIo } from '../io.js';
 import { ApiClient, ApiError, type AnswerSchema } from '../runs/api-client.js';
 import { awaitAndReport } from '../runs/await-run.js';

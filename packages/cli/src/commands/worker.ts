@@ -73,7 +73,9 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const settings = workerSettings(values, io, loadConfig);
   if (typeof settings === 'number') return settings;
   const { config, redisUrl, address, graceSec } = settings;
-  // gRPC, BullMQ and the executors are loaded only by the command that needs them
+  // gRPC, BullMQ and the executors are loaded only by the command that needs them; and only the
+  // worker's entries of coordinator, dispatch and store: not the coordinator server, the store
+  // or the API's schemas (worker-modules.int.test.ts lists what a worker loads)
   const [
     { CoordinatorClient },
     { WorkerAgent, createRedis, outboxDirOf },
@@ -81,20 +83,21 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     { workerTlsOf },
     { logRedisOutages },
     { RunTracer },
+    { currentOwner },
   ] = await Promise.all([
-    import('@trellis/coordinator'),
-    import('@trellis/dispatch/remote'),
+    import('@trellis/coordinator/client'),
+    import('@trellis/dispatch/worker'),
     import('@trellis/executors'),
-    import('../wiring/fleet.js'),
+    import('../wiring/fleet-tls.js'),
     import('../wiring/redis-log.js'),
     import('@trellis/telemetry'),
+    import('@trellis/store/process-owner'),
   ]);
   // runs of DAGs with `otel.enabled` are traced where they execute (the SDK loads only then)
   const tracer = new RunTracer({ serviceVersion: VERSION, warn: (m) => io.err(`warning: ${m}`) });
   const { ShellCommandRunner, SpawnerProcessRunner, createExecutorSet } = executors;
   const id = config.worker.id || `${hostname()}@${process.pid}`;
   const tls = workerTlsOf(config);
-  const { currentOwner } = await import('@trellis/store'); // not loaded by `trellis --help`
   const owner = currentOwner(id);
   const redis = createRedis(redisUrl);
   logRedisOutages(redis, redisUrl, (l) => io.err(`worker ${id}: ${l}`)); // one line per outage

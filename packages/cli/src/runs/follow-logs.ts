@@ -1,9 +1,7 @@
-import {
-  isFinalNodeStatus,
-  type ApiNode,
-  type ApiRunDetails,
-  type NodeStatus,
-} from '@trellis/contract';
+import type { ApiNode, ApiRunDetails } from '@trellis/contract';
+// the statuses from core's entry without imports: the contract barrel builds the API's zod
+// schemas, which every command (a worker too) would load with the command table
+import { isFinalNodeStatus, type NodeStatus } from '@trellis/core/status';
 import type { RunRef, RunSource } from './run-source.js';
 import {
   POLL_PAUSE_MS,

@@ -1,4 +1,5 @@
-import { NodeStatus, RunStatus, type ApiRunDetails } from '@trellis/contract';
+import type { ApiRunDetails } from '@trellis/contract';
+import { NodeStatus, RunStatus } from '@trellis/core/status'; // not the contract's zod schemas
 import { ExitCode } from '../io.js';
 import { nodesOf } from './follow-logs.js';
 import type { RunSource } from './run-source.js';

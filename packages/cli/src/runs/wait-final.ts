@@ -1,4 +1,5 @@
-import { isFinalRunStatus, type ApiRunDetails, type RunStatus } from '@trellis/contract';
+import type { ApiRunDetails } from '@trellis/contract';
+import { isFinalRunStatus, type RunStatus } from '@trellis/core/status'; // not the zod schemas
 import type { RunRef, RunSource } from './run-source.js';
 
 /** How long one long-poll asks the server to hold the answer, at most (seconds). */

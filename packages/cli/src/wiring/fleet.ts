@@ -3,12 +3,12 @@ import {
   Coordinator,
   type ChildRunsPort,
   type LogChunkSink,
-  type TlsFiles,
   type WorkerChange,
   type WorkerView,
 } from '@trellis/coordinator';
 import { BullmqDispatcher, RedisFleet, createRedis } from '@trellis/dispatch/remote';
 import type { RunEvents } from '@trellis/services';
+import { tlsOf } from './fleet-tls.js';
 import { logRedisOutages } from './redis-log.js';
 import type { RuntimeStore } from './runtime-store.js';
 
@@ -37,23 +37,6 @@ const workerEventsTo =
       type: c.kind === 'joined' ? 'worker:joined' : 'worker:lost',
       data: { workerId: c.workerId, labels: c.labels },
     });
-
-type TlsSection = Readonly<Pick<Config['worker'], 'tlsCertFile' | 'tlsKeyFile' | 'tlsCaFile'>>;
-
-const tlsFiles = (t: TlsSection): TlsFiles | undefined =>
-  t.tlsCertFile === '' && t.tlsCaFile === ''
-    ? undefined
-    : { certFile: t.tlsCertFile, keyFile: t.tlsKeyFile, caFile: t.tlsCaFile };
-
-/** The coordinator's TLS files (`coordinator.tls*`), or undefined for plain gRPC. */
-const tlsOf = (config: Readonly<Config>): TlsFiles | undefined => tlsFiles(config.coordinator);
-
-/**
- * A worker's TLS files (`worker.tls*`: its own client certificate and the CA it checks the
- * coordinator with), or undefined for plain gRPC. Never the coordinator's key.
- */
-export const workerTlsOf = (config: Readonly<Config>): TlsFiles | undefined =>
-  tlsFiles(config.worker);
 
 /**
  * Wires the coordinator (single writer of remote runs' records and logs) and the BullMQ

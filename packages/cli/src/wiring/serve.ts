@@ -11,6 +11,7 @@ import { ensureFolders } from './folders.js';
 import type { ServingApp } from './serve-app.js';
 import { serveGate, type ServeGateOptions } from './serve-gate.js';
 import { shutdownSignal } from './shutdown.js';
+import { importInStages } from './staged-import.js';
 
 export interface ServeOptions {
   /** `start-all`: also the scheduler role (cron, queue processor, zombie detector). */
@@ -79,7 +80,7 @@ export const serve = async (
   let ready: ServingApp | undefined;
   try {
     // the API, runtime and scheduler
-    const wiring = import('./serve-app.js').then(({ wireApp }) =>
+    const wiring = loadApp().then(({ wireApp }) =>
       wireApp(io, flags, config, { withScheduler: opts.withScheduler, startedAt }),
     );
     ready = await readyUnlessStopped(wiring, until, io);
@@ -106,6 +107,27 @@ export const serve = async (
   io.out('Trellis stopped');
   return ExitCode.Ok;
 };
+
+/**
+ * The packages `serve-app.js` imports, dependencies first, each evaluated in its own turn of the
+ * event loop before the app: Node evaluates a module graph in one synchronous run (the app's took
+ * about 100 ms on the 2-core machine), and a `GET /health` that came meanwhile waited for all of
+ * it; now for one stage at most (docs/decisions.md, "A lean idle fleet"). The module cache makes
+ * the app's own import of each one free.
+ */
+const APP_STAGES: readonly (() => Promise<unknown>)[] = [
+  () => import('@trellis/spec'),
+  () => import('@trellis/store'),
+  () => import('@trellis/contract'),
+  () => import('@trellis/engine'),
+  () => import('@trellis/telemetry'),
+  () => import('@trellis/api'),
+  () => import('@trellis/services'),
+  () => import('@trellis/dispatch'),
+  () => import('@trellis/scheduler'),
+];
+
+const loadApp = () => importInStages(APP_STAGES, () => import('./serve-app.js'));
 
 /** HTTPS: SIGHUP rereads the certificate and key (api-server.ts). Returns the unsubscribe. */
 const reloadOnHangup = (api: ApiServer, io: CliIo): (() => void) => {

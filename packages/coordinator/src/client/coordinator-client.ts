@@ -4,6 +4,7 @@ import { coordinatorService } from '../proto/load-proto.js';
 import { channelCredentials, type TlsFiles } from '../server/credentials.js';
 import { AddressRing, parseAddresses } from './address-ring.js';
 import { identityInterceptor, type CallIdentity } from './call-metadata.js';
+import { logStreamOf, type LogStream } from './log-stream.js';
 import { tlsHint } from './tls-hint.js';
 import type {
   CancelAck,
@@ -248,17 +249,20 @@ export class CoordinatorClient {
 
   /** Sends a batch of log chunks on one client stream; resolves with the files' new sizes. */
   sendLogs(chunks: readonly LogChunk[]): Promise<LogAck> {
+    const stream = this.openLogs();
+    for (const c of chunks) stream.write(c);
+    return stream.end();
+  }
+
+  /** Opens a client stream of log chunks, written as they come (`LogStream`). */
+  openLogs(): LogStream {
     const { raw, index } = this.#current();
-    return new Promise((resolve, reject) => {
-      const stream = raw.StreamLogs({ deadline: this.#deadline(4) }, (e, res) => {
+    return logStreamOf((cb) =>
+      raw.StreamLogs({ deadline: this.#deadline(4) }, (e, res) => {
         this.#observe(index, e);
-        if (e) reject(e);
-        else resolve(res);
-      });
-      stream.on('error', () => undefined); // reported through the callback
-      for (const c of chunks) stream.write(c);
-      stream.end();
-    });
+        cb(e, res);
+      }),
+    );
   }
 
   /** Opens the command stream (cancel/drop pushed by the coordinator). */

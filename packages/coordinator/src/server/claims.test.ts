@@ -96,3 +96,27 @@ describe('a claim whose save landed but was answered as failed', () => {
     expect(c.ctx.runs.get(ref(), ref())).toMatchObject({ workerId: 'w1' });
   });
 });
+
+describe('a claim of a run with a run log (issue 21, the worker path)', () => {
+  it("reads the log's size while its save is under way, not after it", async () => {
+    const c = queuedRun();
+    const real = c.store.saveRunIf.bind(c.store);
+    let sizeAsked = false;
+    let askedDuringSave: boolean | undefined;
+    c.store.saveRunIf = async (rec: DagRunRecord, expect: number) => {
+      // the save lets its caller go on (as a real write does), then looks
+      await new Promise((resolve) => setImmediate(resolve));
+      askedDuringSave = sizeAsked;
+      return real(rec, expect);
+    };
+    Object.assign(c.ctx.logs, {
+      sizeOf: (path: string) => {
+        sizeAsked = path === '/logs/job/r1/run.log';
+        return Promise.resolve(42);
+      },
+    });
+    const claim = await c.claims.claim(claimOf());
+    expect(claim).toMatchObject({ granted: true, runLogSize: 42 });
+    expect(askedDuringSave).toBe(true);
+  });
+});

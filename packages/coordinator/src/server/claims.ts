@@ -51,10 +51,14 @@ export class Claims {
       );
       return refuse(`run ${ref.dagRunId} was stopped`);
     }
+    // The run log's size is read while the claim is saved: nothing writes that log before a
+    // worker is granted the run (only its owner sends log chunks), so the save cannot change it.
+    const logSize = record.log === '' ? Promise.resolve(0) : this.#ctx.logs.sizeOf(record.log);
+    logSize.catch(() => undefined); // awaited below; a refused claim must not leave it unheard
     // The record as saved: after a retry it is not the first one read.
     const taken = await this.#take(req, ref, root, record);
     if (typeof taken === 'string') return refuse(taken);
-    const runLogSize = taken.log === '' ? 0 : await this.#ctx.logs.sizeOf(taken.log);
+    const runLogSize = await logSize;
     return {
       granted: true,
       reason: '',

@@ -1,4 +1,4 @@
-import type { RunningTaskMsg } from '@trellis/coordinator';
+import type { RunningTaskMsg } from '@trellis/coordinator/client';
 import type { RunRef } from '@trellis/spec';
 
 /** A run executing on this worker (top-level or child), as heartbeats report it. */

@@ -4,7 +4,7 @@ import {
   retryWaitMs,
   type HeartbeatResponse,
   type WorkerCommand,
-} from '@trellis/coordinator';
+} from '@trellis/coordinator/client';
 import type { ActiveRuns } from './active-runs.js';
 import type { Outbox } from './outbox.js';
 import type { QueueConsumer } from './queue-consumer.js';

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { isFinalRunStatus, type Clock } from '@trellis/core';
 import type { RunRecorder, StepLogs } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
-import { stepLogPathsBeside } from '@trellis/store';
+import { stepLogPathsBeside } from '@trellis/store/log-locations';
 import type { Outbox } from './outbox.js';
 
 /** Identity and starting point of a run's recorder on a worker. */

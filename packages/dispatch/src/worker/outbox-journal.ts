@@ -13,7 +13,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { LogChunk, StatusReport } from '@trellis/coordinator';
+import type { LogChunk, StatusReport } from '@trellis/coordinator/client';
 
 /** One message of the outbox: a run's status report or a chunk of one of its log files. */
 export type OutboxMessage =

@@ -1,4 +1,10 @@
-import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator';
+import type { Clock } from '@trellis/core';
+import type {
+  CoordinatorClient,
+  LogChunk,
+  LogStream,
+  StatusReport,
+} from '@trellis/coordinator/client';
 import { BATCH_BYTES, ITEM_BYTES } from './outbox-policy.js';
 
 /** A queued message and the journal entries it stands for (several after joins). */
@@ -14,6 +20,27 @@ export interface Lane {
   pumping: boolean;
   /** Aborts the settle wait of a running report at the head (a final report arrived). */
   settle: AbortController | undefined;
+  /** The log stream held open at the head, which chunks queued meanwhile join. */
+  stream: OpenStream | undefined;
+}
+
+/** A log stream a lane holds open (`sendHead`). */
+export interface OpenStream {
+  /** Writes the lane's log chunks queued since; ends the hold when it must. */
+  readonly feed: () => void;
+  /** Ends the hold now: the stream is closed and its answer awaited. */
+  readonly close: () => void;
+}
+
+/** How a log stream at the head is held open for the chunks that follow it. */
+export interface StreamHold {
+  readonly clock: Clock;
+  /** How long at most (ms). */
+  readonly ms: number;
+  /** Ends every hold (the outbox stops). */
+  readonly stop: AbortSignal;
+  /** True when nothing may wait (a caller waits for delivery, or producers for room). */
+  readonly urgent: () => boolean;
 }
 
 /** What one call delivered. */
@@ -26,7 +53,13 @@ export interface Delivered {
   readonly dropped: boolean;
 }
 
-export const newLane = (): Lane => ({ items: [], sending: 0, pumping: false, settle: undefined });
+export const newLane = (): Lane => ({
+  items: [],
+  sending: 0,
+  pumping: false,
+  settle: undefined,
+  stream: undefined,
+});
 
 /** True when a later status report is queued behind the head. */
 export const hasLaterStatus = (lane: Lane): boolean =>
@@ -94,8 +127,17 @@ export const oldestIdOf = (lane: Lane): number | undefined => {
   return oldest;
 };
 
-/** Sends the head of the lane: its status report, or the log chunks at its head (one stream). */
-export const sendHead = async (lane: Lane, client: CoordinatorClient): Promise<Delivered> => {
+/**
+ * Sends the head of the lane: its status report, or the log chunks at its head on one stream,
+ * held open (`hold`) for the chunks queued after them until a status report is queued behind
+ * them (it goes only once they are applied), the batch is full, or the hold ends: the last lines
+ * of a run and its final report cost one stream and one call, not two streams and one call.
+ */
+export const sendHead = async (
+  lane: Lane,
+  client: CoordinatorClient,
+  hold: StreamHold,
+): Promise<Delivered> => {
   const head = lane.items[0];
   if (!head) return { ids: [], count: 0, dropped: false };
   if (head.kind === 'status') {
@@ -105,17 +147,34 @@ export const sendHead = async (lane: Lane, client: CoordinatorClient): Promise<D
     lane.items.shift();
     return { ids: head.ids, count: 1, dropped: ack.dropped };
   }
-  let n = 0;
-  let bytes = 0;
-  for (const it of lane.items) {
-    if (it.kind !== 'log' || bytes >= BATCH_BYTES) break;
-    n++;
-    bytes += it.chunk.data.length;
-  }
-  lane.sending = n;
-  const items = lane.items.slice(0, n) as Extract<LaneItem, { kind: 'log' }>[];
-  await client.sendLogs(items.map((it) => it.chunk));
+  await streamLogs(lane, client.openLogs(), hold);
+  const items = lane.items.splice(0, lane.sending);
   lane.sending = 0;
-  lane.items.splice(0, n);
-  return { ids: items.flatMap((it) => it.ids), count: n, dropped: false };
+  return { ids: items.flatMap((it) => it.ids), count: items.length, dropped: false };
+};
+
+/** The log chunks at the head of the lane, and those queued while the stream is held open. */
+const streamLogs = async (lane: Lane, stream: LogStream, hold: StreamHold): Promise<void> => {
+  const held = new AbortController();
+  let bytes = 0;
+  const feed = (): void => {
+    for (let it = lane.items[lane.sending]; it?.kind === 'log' && bytes < BATCH_BYTES;) {
+      stream.write(it.chunk);
+      bytes += it.chunk.data.length;
+      it = lane.items[++lane.sending];
+    }
+    // a status report (or a chunk past the batch) waits behind the stream
+    if (lane.items.length > lane.sending || hold.urgent()) held.abort();
+  };
+  const close = (): void => held.abort();
+  lane.sending = 0;
+  feed();
+  lane.stream = { feed, close };
+  if (!held.signal.aborted && !hold.stop.aborted) {
+    hold.stop.addEventListener('abort', close, { once: true });
+    await hold.clock.sleep(hold.ms, held.signal).catch(() => undefined);
+    hold.stop.removeEventListener('abort', close);
+  }
+  lane.stream = undefined;
+  await stream.end();
 };

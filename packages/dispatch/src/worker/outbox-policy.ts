@@ -1,4 +1,4 @@
-import { isRefused } from '@trellis/coordinator';
+import { isRefused } from '@trellis/coordinator/client';
 
 /*
  * The worker outbox's rules as data (docs/decisions.md, "Worker outbox"): how long a running
@@ -17,6 +17,13 @@ export const ITEM_BYTES = 256 * 1024;
  * A final report never waits, and it ends the wait of a running report ahead of it.
  */
 export const SETTLE_MS = 20;
+
+/**
+ * A log stream stays open this long at most for the chunks of its run that follow, so a run's
+ * last lines and the ones before them go on one stream; a status report queued behind it ends the
+ * wait at once (it goes only once the chunks before it are applied).
+ */
+export const LOG_HOLD_MS = 20;
 
 /** The outbox holds at most this many bytes of messages unless configured. */
 export const DEFAULT_OUTBOX_MAX_BYTES = 64 * 1024 * 1024;

@@ -50,10 +50,9 @@ describe('worker outbox', () => {
     box.log('r1', chunk('r1', 2, 'b\n'));
     box.status('r1', report('r1', 1));
     await box.drained();
-    // The first chunk leaves at once; the second joins no batch in flight.
+    // The first chunk leaves at once on a stream held open; the second joins it.
     expect(sent).toEqual([
-      { kind: 'logs', data: ['a\n'] },
-      { kind: 'logs', data: ['b\n'] },
+      { kind: 'logs', data: ['a\n', 'b\n'] },
       { kind: 'status', seq: 1, run: 'r1' },
     ]);
   });
@@ -149,6 +148,25 @@ describe('worker outbox', () => {
       { kind: 'logs', data: ['a\n'] },
       { kind: 'logs', data: ['b\n', 'c\n'] },
       { kind: 'status', seq: 3, run: 'r1' },
+    ]);
+  });
+
+  it("sends a run's last lines on the log stream held open, and its final report right after (issue 21, the worker path)", async () => {
+    const { client, sent } = fakeClient();
+    const clock = new FakeClock(0);
+    const box = outbox(client, { clock });
+    const realReport = client.report.bind(client);
+    const reported = new Promise<void>((resolve) => {
+      client.report = (r) => realReport(r).finally(resolve);
+    });
+    box.log('r1', chunk('r1', 0, 'started\n')); // leaves at once; its stream is held open
+    expect(clock.pending).toBe(1);
+    box.log('r1', chunk('r1', 8, 'finished\n'));
+    box.status('r1', report('r1', 1), true); // ends the hold: the clock never moves
+    await reported;
+    expect(sent).toEqual([
+      { kind: 'logs', data: ['started\n', 'finished\n'] },
+      { kind: 'status', seq: 1, run: 'r1' },
     ]);
   });
 

@@ -1,5 +1,5 @@
 import type { Clock } from '@trellis/core';
-import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator';
+import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator/client';
 import { OutboxJournal, type OutboxMessage } from './outbox-journal.js';
 import {
   foldStatuses,
@@ -10,11 +10,13 @@ import {
   sendHead,
   type Delivered,
   type Lane,
+  type StreamHold,
 } from './outbox-lane.js';
 import { OutageLog } from './outbox-outage.js';
 import {
   DEFAULT_OUTBOX_MAX_BYTES,
   DELIVERY_RETRY,
+  LOG_HOLD_MS,
   SETTLE_MS,
   failureKind,
   retryDelayMs,
@@ -56,6 +58,8 @@ export class Outbox {
   readonly #idle = new Set<() => void>();
   #stop = new AbortController();
   #started = false;
+  /** Callers of `drained` waiting. */
+  #flushing = 0;
 
   /** Opens the journal and queues what a previous process left undelivered (sent on `start`). */
   constructor(deps: OutboxDeps) {
@@ -108,7 +112,9 @@ export class Outbox {
 
   /** Queues step output; at the size limit resolves only once delivered messages freed room. */
   output(runKey: string, chunk: LogChunk): Promise<void> {
-    return this.#space.whenRoom(runKey, () => this.log(runKey, chunk));
+    const room = this.#space.whenRoom(runKey, () => this.log(runKey, chunk));
+    if (this.#space.waiting > 0) this.#closeStreams(); // room comes with their answers
+    return room;
   }
 
   /** Forgets what is queued for a run (it was dropped); items in a call now finish. */
@@ -130,11 +136,18 @@ export class Outbox {
   async drained(signal?: AbortSignal): Promise<void> {
     if (this.size === 0) return;
     const idle = new Promise<void>((resolve) => this.#idle.add(resolve));
-    if (!signal) return idle;
-    await Promise.race([
-      idle,
-      new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true })),
-    ]);
+    // no log stream is held open meanwhile
+    this.#flushing++;
+    this.#closeStreams();
+    try {
+      if (!signal) return await idle;
+      await Promise.race([
+        idle,
+        new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true })),
+      ]);
+    } finally {
+      this.#flushing--;
+    }
   }
 
   /** Stops delivering and closes the journal: what is left goes after the next start. */
@@ -154,6 +167,7 @@ export class Outbox {
     const n = this.#journal.append(runKey, message, durable);
     this.#enqueue(runKey, message, n);
     const lane = this.#lanes.get(runKey);
+    lane?.stream?.feed(); // joins the stream held open, or ends its hold (a status report)
     if (lane && this.#started) this.#kick(runKey, lane);
   }
 
@@ -185,7 +199,7 @@ export class Outbox {
         const synced = lane.items[0]?.kind === 'status' ? this.#journal.sync() : undefined;
         synced?.catch(() => undefined); // awaited below; a failed send must not leave it unheard
         if (signal.aborted) break;
-        const delivered = await sendHead(lane, this.#deps.client());
+        const delivered = await sendHead(lane, this.#deps.client(), this.#hold(signal));
         await synced;
         this.#delivered(runKey, delivered);
         attempt = 0;
@@ -203,6 +217,24 @@ export class Outbox {
     lane.pumping = false;
     if (lane.items.length === 0) this.#lanes.delete(runKey);
     this.#removed();
+  }
+
+  /**
+   * How a log stream is held open for the chunks that follow (LOG_HOLD_MS): not while a caller
+   * waits for everything to be delivered, nor while step output waits for room.
+   */
+  #hold(stop: AbortSignal): StreamHold {
+    return {
+      clock: this.#deps.clock,
+      ms: LOG_HOLD_MS,
+      stop,
+      urgent: () => this.#flushing > 0 || this.#space.waiting > 0,
+    };
+  }
+
+  /** Ends the holds of open log streams (their chunks are wanted now). */
+  #closeStreams(): void {
+    for (const lane of this.#lanes.values()) lane.stream?.close();
   }
 
   /** A running report waits SETTLE_MS for a later one, unless a final report ends the wait. */

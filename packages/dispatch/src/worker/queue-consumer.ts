@@ -1,5 +1,5 @@
 import { Worker, WaitingError, type Job } from 'bullmq';
-import { isUnavailable, type ClaimResponse } from '@trellis/coordinator';
+import { isUnavailable, type ClaimResponse } from '@trellis/coordinator/client';
 import type { DagRunRecord } from '@trellis/spec';
 import { DEFAULT_PREFIX, bullQueueName, type RunJobData } from '../remote/job-data.js';
 import type { ActiveRuns } from './active-runs.js';

@@ -4,7 +4,7 @@ import {
   isUnavailable,
   type CoordinatorClient,
   type Labels,
-} from '@trellis/coordinator';
+} from '@trellis/coordinator/client';
 import { childRunResult, type ChildRunRequest, type ChildRunResult } from '@trellis/engine';
 import type { Dag, DagRunRecord } from '@trellis/spec';
 

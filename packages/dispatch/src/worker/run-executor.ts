@@ -1,5 +1,5 @@
 import { RunStatus } from '@trellis/core';
-import { matchesSelector, type ClaimResponse } from '@trellis/coordinator';
+import { matchesSelector, type ClaimResponse } from '@trellis/coordinator/client';
 import {
   childRunResult,
   hostedRunKey,
@@ -10,7 +10,7 @@ import {
   type ChildRunner,
 } from '@trellis/engine';
 import type { Dag, DagRunRecord } from '@trellis/spec';
-import { runLogPathIn } from '@trellis/store';
+import { runLogPathIn } from '@trellis/store/log-locations';
 import { RunHost } from '../host/run-host.js';
 import type { RunJobData } from '../remote/job-data.js';
 import type { ActiveRun, ActiveRuns } from './active-runs.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '@trellis/core';
-import type { CoordinatorClient, Labels } from '@trellis/coordinator';
+import type { CoordinatorClient, Labels } from '@trellis/coordinator/client';
 import type { CommandRunner, EngineEvents, ExecutorRegistry, RunHook } from '@trellis/engine';
 
 /** Everything a worker process needs, injected once (the CLI wires it). */

@@ -203,15 +203,19 @@ describe('spawner process runner', () => {
     expect(io.stdout.text).toBe('back\n');
   });
 
+  it('starts no spawner before the first process: an idle server or worker holds one process', () => {
+    expect(new SpawnerProcessRunner().spawnerPid).toBeUndefined();
+  });
+
   it('ends the spawner after idleExitMs with no child, and makes a new one for the next start', async () => {
     const runner = new SpawnerProcessRunner({ idleExitMs: 100 });
     const io = { stdout: new TextSink(), stderr: new TextSink() };
-    const first = runner.spawnerPid as number;
-    expect(isAlive(first)).toBe(true);
     const busy = runner.start(
       { command: '/bin/sh', args: ['-c', 'sleep 0.3; echo one'], cwd: dir, env },
       io,
     );
+    const first = runner.spawnerPid as number;
+    expect(isAlive(first)).toBe(true);
     expect(await busy.exited).toEqual({ exitCode: 0, signal: null });
     await expect.poll(() => isAlive(first), { timeout: 10_000 }).toBe(false);
     expect(runner.spawnerPid).toBeUndefined();

@@ -47,9 +47,10 @@ interface Tracked {
  *
  * Behaves like {@link NodeProcessRunner} otherwise: own process group, `kill` to the group (also
  * before the pid is known), the output drain limit, exit code 127 and a message for a failed
- * start. The spawner starts with the runner (so the first step does not wait about 40 ms for
- * it), keeps this process alive only while a child runs, and exits with it, or after
- * `idleExitMs` with no child (an idle server holds one Node process, not two). If the spawner dies,
+ * start. The spawner starts with the first process (that one waits about 40 ms for it, as the
+ * first after an idle exit does: a server or worker that runs nothing holds one Node process, not
+ * two, from its start on; docs/decisions.md, "A lean idle fleet"), keeps this process alive only
+ * while a child runs, and exits with it, or after `idleExitMs` with no child. If the spawner dies,
  * its processes are reported as exited with a line on their stderr, and the next start creates a
  * new one.
  */
@@ -64,8 +65,6 @@ export class SpawnerProcessRunner implements ProcessRunner {
   constructor(options: SpawnerProcessRunnerOptions = {}) {
     this.#drainMs = options.outputDrainMs ?? 2000;
     this.#idleExitMs = options.idleExitMs ?? 60_000;
-    this.#helper();
-    this.#idle();
   }
 
   /** The spawner's pid while there is one (tests and diagnostics). */

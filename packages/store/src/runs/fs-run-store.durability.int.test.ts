@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RunStatus, systemClock } from '@trellis/core';
 import { makeRecord } from '@trellis/testkit';
@@ -67,6 +67,26 @@ describe('durability of the renames that publish queued and final records (issue
     expect(await store.saveRunIf({ ...r, status: RunStatus.Cancelled, revision: 1 }, 0)).toBe(true);
     const status = join(dir, 'data', 'runs', 'etl', 'run-0001', 'status.json');
     expect(journal).toEqual([`rename ${status}`, `syncDir ${dirname(status)}`]);
+  });
+
+  it('writes the record of saveRunIf while its lock is taken, and removes it when the swap loses', async () => {
+    const r = makeRecord({ status: RunStatus.Queued });
+    await store.createRun(r, snapshot);
+    const runDir = join(dir, 'data', 'runs', 'etl', 'run-0001');
+    // another process is deciding right now (a fresh lock): this swap loses
+    writeFileSync(join(runDir, '.swap.lock'), '');
+    const opened: string[] = [];
+    const open = fd.open;
+    vi.spyOn(fd, 'open').mockImplementation((path, flags) => {
+      opened.push(basename(path));
+      return open(path, flags);
+    });
+    expect(await store.saveRunIf({ ...r, status: RunStatus.Running, revision: 1 }, 0)).toBe(false);
+    // the content was not left for the lock: it went to a temporary file at once
+    expect(opened.filter((n) => n.startsWith('.tmp-status.json'))).toHaveLength(1);
+    // removed in the background: the lost swap answered without waiting for it
+    await expect.poll(() => readdirSync(runDir).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
+    expect((await store.getRun(r)).revision).toBe(0);
   });
 
   it("fsyncs every log the run's recorder wrote to, and their folder, when it is closed", async () => {

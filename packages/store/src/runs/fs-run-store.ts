@@ -20,6 +20,7 @@ import { findOrphanedRuns } from './orphaned-runs.js';
 import { RunDeleter } from './run-deleter.js';
 import type { RunFilter } from './run-filter.js';
 import { locateForRead, runNotFound } from './run-locations.js';
+import { RecordCache } from './record-cache.js';
 import { RunReader } from './run-reader.js';
 import type { RunSnapshot } from './run-snapshot.js';
 import type { RunSummary } from './run-summary.js';
@@ -55,6 +56,7 @@ export class FsRunStore {
     const warn = options.warn ?? (() => undefined);
     // Per-run chain: saves of one run are applied in call order (deletions wait for them).
     const saves = new KeyedSerialQueue();
+    const records = new RecordCache();
     const indexes = new DagIndexes({
       layout,
       clock,
@@ -71,9 +73,10 @@ export class FsRunStore {
       indexes,
       saves,
       clock,
+      records,
       onSaved: options.onRecordSaved,
     });
-    this.#reader = new RunReader({ layout, indexes, warn });
+    this.#reader = new RunReader({ layout, indexes, warn, records });
     this.#deleter = new RunDeleter({
       layout,
       index: (dag) => indexes.of(dag),

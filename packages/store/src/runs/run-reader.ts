@@ -12,7 +12,7 @@ import {
 } from '../layout/store-layout.js';
 import type { DagIndexes } from './dag-indexes.js';
 import type { RootOption } from './fs-run-store-options.js';
-import { RecordCache } from './record-cache.js';
+import type { RecordCache } from './record-cache.js';
 import { selectRuns, type IndexedRun, type RunFilter } from './run-filter.js';
 import { locateForRead, runNotFound } from './run-locations.js';
 import { parseSnapshot, type RunSnapshot } from './run-snapshot.js';
@@ -24,6 +24,8 @@ export interface RunReaderDeps {
   readonly layout: StoreLayout;
   readonly indexes: DagIndexes;
   readonly warn: (message: string) => void;
+  /** Status files read (and written by this process), shared with the writer. */
+  readonly records: RecordCache;
 }
 
 /**
@@ -33,10 +35,11 @@ export interface RunReaderDeps {
 export class RunReader {
   readonly #deps: RunReaderDeps;
   /** Parsed status files, revalidated by stat (polling readers). */
-  readonly #records = new RecordCache();
+  readonly #records: RecordCache;
 
   constructor(deps: RunReaderDeps) {
     this.#deps = deps;
+    this.#records = deps.records;
   }
 
   /** `FsRunStore.getRun`. */

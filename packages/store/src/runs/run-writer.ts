@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rm, stat, unlink } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { mkdir, open, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RunStatus, alreadyExists, notFound, type Clock } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
-import { tempPathFor, writeFileAtomic, writeNewFile } from '../fs/atomic-write.js';
+import { tempPathFor, writeNewFile } from '../fs/atomic-write.js';
 import { fd } from '../fs/fd.js';
 import { isExisting, isMissing } from '../fs/fs-errors.js';
 import { exists } from '../fs/path-exists.js';
@@ -14,6 +15,7 @@ import { TEMP_CREATE_PREFIX } from './run-deleter.js';
 import { locateForWrite, runNotFound } from './run-locations.js';
 import type { RunSnapshot } from './run-snapshot.js';
 import { storageRootOf, toRunSummary } from './run-summary.js';
+import type { RecordCache } from './record-cache.js';
 import type { RecordText } from './record-json.js';
 import { readDiskRevision, serializeRecord } from './status-file.js';
 
@@ -24,6 +26,8 @@ export interface RunWriterDeps {
   /** The store's per-run chain: saves of one run are applied in call order. */
   readonly saves: KeyedSerialQueue;
   readonly clock: Clock;
+  /** The reader's status files: a record this process creates or swaps in is kept there. */
+  readonly records?: RecordCache;
   /** `FsRunStoreOptions.onRecordSaved`. */
   readonly onSaved?: ((record: DagRunRecord) => void) | undefined;
 }
@@ -72,7 +76,9 @@ export class RunWriter {
           writeNewFile(join(temp, SNAPSHOT_FILE), dag, { durable }),
           writeNewFile(join(temp, STATUS_FILE), status.parts, { durable }),
         ]);
+        const ino = inoOf(join(temp, STATUS_FILE));
         await fd.rename(temp, loc.dir);
+        this.#remember(join(loc.dir, STATUS_FILE), status.parts, ino);
       } catch (e) {
         await rm(temp, { recursive: true, force: true });
         if (isExisting(e)) throw alreadyExists(kind, record.dagRunId);
@@ -115,7 +121,8 @@ export class RunWriter {
       let renamed = false;
       try {
         const failed = await written;
-        if (failed !== undefined) throw failed;
+        if (failed !== undefined)
+          throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
         // The revision on disk is this process's own last one while it runs the run (only the
         // owner writes a running record), so it need not be read back at every save.
         const known = this.#written.get(statusPath);
@@ -126,6 +133,8 @@ export class RunWriter {
         // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
         await fd.rename(temp, statusPath);
         renamed = true;
+        // what a creation or swap kept of it is stale now: not held until the cache's bound
+        this.#deps.records?.forget(statusPath);
         // published once the record is readable (as every read sees it), before the directory
         // sync and the index line, whose syncs would delay a waiting client by milliseconds
         this.#saved(serialized);
@@ -146,34 +155,88 @@ export class RunWriter {
   async saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean> {
     const loc = locateForWrite(this.#deps.layout, record);
     const statusPath = join(loc.dir, STATUS_FILE);
-    const lockPath = join(loc.dir, SWAP_LOCK);
+    const durable = isDurableStatus(record.status);
     const serialized = serializeRecord(record);
+    // The new content goes to a private temporary file at once, while the lock is taken (as in
+    // saveRun): under the lock only the revision is read and the file renamed into place.
+    const temp = tempPathFor(statusPath);
+    const written = writeNewFile(temp, serialized.parts, { durable }).then(
+      () => undefined,
+      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+    );
     return this.#deps.saves.run(loc.dir, async () => {
-      // One process at a time between the read and the rename: an exclusive lock file.
-      const lock = await open(lockPath, 'wx').catch(async (e: unknown) => {
-        if (isMissing(e)) throw runNotFound(record, storageRootOf(record));
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        const st = await stat(lockPath).catch(() => undefined);
-        // a lock left by a crashed process
-        if (st && this.#deps.clock.now().getTime() - st.mtimeMs > SWAP_LOCK_STALE_MS)
-          await rm(lockPath, { force: true });
-        return undefined;
-      });
-      if (lock === undefined) return false; // another process is deciding right now
+      let renamed = false;
       try {
-        if ((await readDiskRevision(statusPath)) !== expectRevision) return false;
-        await writeFileAtomic(statusPath, serialized.parts, {
-          durable: isDurableStatus(record.status),
-        });
-        this.#written.delete(statusPath);
+        renamed = await this.#swap(record, serialized, temp, written, expectRevision);
       } finally {
-        await lock.close();
-        await rm(lockPath, { force: true });
+        // once written (a lost swap may end before the temporary file is even created); not
+        // awaited: a lost swap answers at once, and readers skip dot-named temporary files
+        if (!renamed) void written.then(() => unlink(temp).catch(() => undefined));
       }
+      if (!renamed) return false;
+      this.#written.delete(statusPath);
       await this.#deps.indexes.of(loc.indexDag).put(toRunSummary(record));
       this.#saved(serialized);
       return true;
     });
+  }
+
+  /**
+   * Under the swap lock (one process at a time between the read and the rename): renames the
+   * written `temp` over the run's status file if its revision is still `expect`; true if so.
+   */
+  async #swap(
+    record: DagRunRecord,
+    serialized: RecordText,
+    temp: string,
+    written: Promise<Error | undefined>,
+    expect: number,
+  ): Promise<boolean> {
+    const dir = dirname(temp);
+    const lockPath = join(dir, SWAP_LOCK);
+    const lock = await this.#lock(lockPath, record);
+    if (lock === undefined) return false; // another process is deciding right now
+    try {
+      const statusPath = join(dir, STATUS_FILE);
+      if ((await readDiskRevision(statusPath)) !== expect) return false;
+      const failed = await written;
+      if (failed !== undefined)
+        throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
+      const ino = inoOf(temp);
+      await fd.rename(temp, statusPath);
+      this.#remember(statusPath, serialized.parts, ino);
+    } finally {
+      // the lock file is removed while its handle closes (an open file can be unlinked)
+      await Promise.all([lock.close(), rm(lockPath, { force: true })]);
+    }
+    // the new name, not only the content, must survive a power loss
+    if (isDurableStatus(record.status)) await fd.syncDir(dir);
+    return true;
+  }
+
+  /** The swap lock of a run's folder, or undefined while another process holds it. */
+  async #lock(lockPath: string, record: DagRunRecord): Promise<FileHandle | undefined> {
+    return open(lockPath, 'wx').catch(async (e: unknown) => {
+      if (isMissing(e)) throw runNotFound(record, storageRootOf(record));
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const st = await stat(lockPath).catch(() => undefined);
+      // a lock left by a crashed process
+      if (st && this.#deps.clock.now().getTime() - st.mtimeMs > SWAP_LOCK_STALE_MS)
+        await rm(lockPath, { force: true });
+      return undefined;
+    });
+  }
+
+  /**
+   * Keeps the record just renamed into place at `path` (from a file of inode `ino`) for the next
+   * read (its next reader, for a swap or a new run, is most often the coordinator answering the
+   * run's claim or first report): a stat instead of a read of the file. Not for saveRun, whose
+   * records may be large (no whole text of a record is made there).
+   */
+  #remember(path: string, parts: readonly Uint8Array[], ino: bigint | undefined): void {
+    const bytes = parts.reduce((n, p) => n + p.length, 0);
+    if (ino === undefined || bytes > REMEMBER_MAX_BYTES) return;
+    this.#deps.records?.remember(path, Buffer.concat(parts, bytes).toString(), ino);
   }
 
   /** Tells `onSaved` of a record written, as it was when its save was called. */
@@ -212,12 +275,27 @@ export class RunWriter {
 
 const randomHex = (): string => randomBytes(4).toString('hex');
 
+/** The inode of a file this process just wrote (a synchronous stat), undefined if it cannot be read. */
+const inoOf = (path: string): bigint | undefined => {
+  try {
+    return statSync(path, { bigint: true }).ino;
+  } catch {
+    return undefined;
+  }
+};
+
 /** States whose record and index line are synced to disk (they must survive a power loss). */
 const isDurableStatus = (s: RunStatus): boolean =>
   s !== RunStatus.Running && s !== RunStatus.NotStarted;
 
 /** Log folders of new runs remembered for their recorders (beyond: the recorder makes sure). */
 const MADE_LOG_DIRS_KEPT = 1000;
+
+/**
+ * Records larger than this are not kept after their creation or swap (their read costs more than
+ * its file calls, and a burst of runs must not fill the cache with large texts).
+ */
+const REMEMBER_MAX_BYTES = 16 * 1024;
 
 /** Lock file of `saveRunIf` in a run's folder (dot-names are not runs). */
 const SWAP_LOCK = '.swap.lock';

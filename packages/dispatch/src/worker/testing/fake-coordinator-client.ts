@@ -2,6 +2,7 @@ import type {
   CoordinatorClient,
   LogAck,
   LogChunk,
+  LogStream,
   StatusAck,
   StatusReport,
 } from '@trellis/coordinator';
@@ -33,6 +34,12 @@ export const fakeCoordinatorClient = () => {
     const code = state.failures.shift();
     return code === undefined ? undefined : grpcError(code, `failure ${code}`);
   };
+  /** Takes a stream of chunks, unless it failed when it was opened (`e`). */
+  const take = (chunks: readonly LogChunk[], e: Error | undefined): Promise<LogAck> => {
+    if (e) return Promise.reject(e);
+    sent.push({ kind: 'logs', data: chunks.map((c) => c.data.toString()) });
+    return Promise.resolve({ files: [] });
+  };
   const client = {
     report: (r: StatusReport): Promise<StatusAck> => {
       const e = fail();
@@ -44,11 +51,12 @@ export const fakeCoordinatorClient = () => {
         dropped: state.dropped.has(r.run?.dagRunId ?? ''),
       });
     },
-    sendLogs: (chunks: readonly LogChunk[]): Promise<LogAck> => {
+    sendLogs: (chunks: readonly LogChunk[]) => take(chunks, fail()),
+    // one stream: fails as it opens (the coordinator away), or is taken whole at its end
+    openLogs: (): LogStream => {
       const e = fail();
-      if (e) return Promise.reject(e);
-      sent.push({ kind: 'logs', data: chunks.map((c) => c.data.toString()) });
-      return Promise.resolve({ files: [] });
+      const chunks: LogChunk[] = [];
+      return { write: (c) => void chunks.push(c), end: () => take(chunks, e) };
     },
   } as unknown as CoordinatorClient;
   return { client, sent, reports, state };

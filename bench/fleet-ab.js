@@ -1,0 +1,82 @@
+// The fleet bench's one-step run (bench/fleet.bench.js), before and after a change, with the two
+// measured side by side: two fleets (start-all, a private redis-server, two workers each), one
+// from another built worktree (the "before"), one from this one; the runs alternate between them,
+// so a change of the machine's load hits both alike (on the shared 2-core host, the load moved
+// the figure more than the changes did from one hour to the next). Not a `*.bench.js`: it needs
+// the other worktree, built (`git worktree add --detach <dir> <commit>`, `pnpm install`, `tsc -b`).
+// Usage: node bench/fleet-ab.js <before worktree> [runs each, default 100]
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const [before, runsArg] = process.argv.slice(2);
+if (!before) throw new Error('usage: node bench/fleet-ab.js <before worktree> [runs]');
+const RUNS = Number(runsArg ?? 100);
+const here = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+/** A fleet of the worktree `root`: `one()` is one run's ms from POST to its final status read. */
+const fleet = async (root) => {
+  const u = await import(pathToFileURL(join(root, 'bench', 'util.js')).href);
+  const home = mkdtempSync(join(tmpdir(), 'trellis-bench-ab-'));
+  mkdirSync(join(home, 'dags'));
+  writeFileSync(
+    join(home, 'dags', 'one.yaml'),
+    'maxActiveRuns: -1\nworkerSelector:\n  bench: "yes"\nsteps:\n  - "true"\n',
+  );
+  const redis = await u.startRedis(home);
+  const port = await u.freePort();
+  const env = { SVC_REDIS_URL: redis.url, SVC_COORDINATOR_PORT: String(port) };
+  const server = await u.startServer(home, env);
+  const workers = [];
+  for (const id of ['fleet-1', 'fleet-2'])
+    workers.push(await u.startWorker(id, `127.0.0.1:${port}`, redis.url, join(home, id), 4));
+  for (let i = 0; i < 200; i++) {
+    const { workers: ws } = await server.get('/workers');
+    if (ws.filter((w) => w.health === 'healthy').length === 2) break;
+    await u.sleep(50);
+  }
+  const one = async () => {
+    const t = performance.now();
+    const { dagRunId } = await server.post('/dags/one/start', {});
+    const r = await server.get(`/dag-runs/one/${dagRunId}?waitFor=final&timeout=30`);
+    if (r.dagRunDetails.status !== 4)
+      throw new Error(`run ${dagRunId}: status ${r.dagRunDetails.status}`);
+    return performance.now() - t;
+  };
+  const stop = async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await server.stop();
+    redis.stop();
+    rmSync(home, { recursive: true, force: true });
+  };
+  return { one, stop, pct: u.pct };
+};
+
+const a = await fleet(resolve(before));
+const b = await fleet(here);
+try {
+  for (let i = 0; i < 10; i++) await Promise.all([a.one(), b.one()]); // warm
+  const la = [];
+  const lb = [];
+  const load0 = loadavg()[0];
+  for (let i = 0; i < RUNS; i++) {
+    // one run each, in turn, the first of the pair alternating
+    const [first, second] = i % 2 ? [a, b] : [b, a];
+    const t1 = await first.one();
+    const t2 = await second.one();
+    (first === a ? la : lb).push(t1);
+    (second === a ? la : lb).push(t2);
+  }
+  const f = (l) =>
+    `p50 ${a.pct(l, 50).toFixed(1)} ms, p90 ${a.pct(l, 90).toFixed(1)} ms, p95 ${a.pct(l, 95).toFixed(1)} ms`;
+  console.log(
+    `${RUNS} one-step runs each, alternating (load ${load0.toFixed(1)} -> ${loadavg()[0].toFixed(1)})`,
+  );
+  console.log(`before (${before}): ${f(la)}`);
+  console.log(`after  (${here}): ${f(lb)}`);
+} finally {
+  await a.stop();
+  await b.stop();
+}

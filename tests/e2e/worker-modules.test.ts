@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startRedis, type PrivateRedis } from '@trellis/dispatch/testing';
+import { BIN, ROOT } from './support/start-all.js';
+
+/*
+ * What a real `trellis worker` process loads (issue 21: the idle fleet under 200 MB; every module
+ * loaded stays in its heap for good). A module hook preloaded into the worker writes down each
+ * ES module it resolves; the worker executes runs, so it loads the engine, the executors, gRPC's
+ * client and BullMQ, and none of the server's parts.
+ */
+
+/** Modules a worker has no use for, by path under the repository (or node_modules package). */
+const NOT_IN_A_WORKER = [
+  'packages/coordinator/dist/server/coordinator.js', // the coordinator server
+  'packages/coordinator/dist/fleet/', // its shared view of the fleet
+  'packages/dispatch/dist/remote/bullmq-dispatcher.js', // the coordinator's side of BullMQ
+  'packages/store/dist/runs/', // the run store (a worker reports to the coordinator)
+  'packages/store/dist/dags/', // the DAG store
+  'packages/contract/', // the API's wire schemas
+  'packages/api/',
+  'packages/services/',
+  'packages/scheduler/',
+  'packages/store-pg/',
+  'packages/web/',
+  'node_modules/express/',
+  'node_modules/re2js/',
+];
+
+const HOOKS = `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  appendFileSync(process.env.MODULE_LOG, r.url + '\\n');
+  return r;
+}
+`;
+
+let redis: PrivateRedis;
+let dir: string;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  dir = mkdtempSync(join(tmpdir(), 'trellis-worker-modules-'));
+});
+
+afterAll(async () => {
+  await redis?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts a worker with the hook, awaits its start line, stops it: the module URLs it resolved. */
+const modulesOfAWorker = async (): Promise<string[]> => {
+  const hooks = join(dir, 'hooks.mjs');
+  const preload = join(dir, 'preload.mjs');
+  const log = join(dir, 'modules.txt');
+  writeFileSync(hooks, HOOKS);
+  writeFileSync(
+    preload,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  writeFileSync(log, '');
+  const coordinator = `127.0.0.1:${await freePort()}`; // none listens: loading comes first
+  const worker = spawn(
+    process.execPath,
+    ['--import', preload, BIN, 'worker', '--coordinator', coordinator, '--labels', 'a=b'],
+    {
+      env: {
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        HOME: dir,
+        SVC_HOME: dir,
+        SVC_REDIS_URL: redis.url,
+        MODULE_LOG: log,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  worker.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = once(worker, 'exit');
+  await new Promise<void>((resolve, reject) => {
+    worker.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('started')) resolve();
+    });
+    void exited.then(() => reject(new Error(`the worker exited before it started:\n${out}`)));
+  });
+  worker.kill('SIGTERM');
+  await exited;
+  const root = pathToFileURL(ROOT).href;
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((u) => u.startsWith(root))
+    .map((u) => u.slice(root.length + 1).replace(/^node_modules\/\.pnpm\/[^/]+\//, ''));
+};
+
+describe('a trellis worker process', () => {
+  it('loads what executes runs, and none of the coordinator server, the stores or the API', async () => {
+    const loaded = await modulesOfAWorker();
+    // the hook saw the worker's own modules: an empty list proves nothing
+    expect(loaded).toContain('packages/dispatch/dist/worker/worker-agent.js');
+    expect(loaded).toContain('packages/engine/dist/run/dag-runner.js');
+    const extra = loaded.filter((m) => NOT_IN_A_WORKER.some((p) => m.includes(p)));
+    expect(extra).toEqual([]);
+  });
+});
