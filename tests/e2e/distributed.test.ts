@@ -158,6 +158,11 @@ describe('trellis start-all with SVC_REDIS_URL and two workers', { timeout: 60_0
   });
 
   it('shows each worker’s slots, busy slots and state, and a busy slot while it runs', async () => {
+    const busyOf = (worker: string) => async () =>
+      sampleValue(await scrape(), 'svc_worker_busy_slots', { worker });
+    // the runs of the tests before (a child run's too) are over once each worker has said so
+    for (const worker of ['e2e-gpu', 'e2e-cpu'])
+      await expect.poll(busyOf(worker), { timeout: 15_000, interval: 50 }).toBe(0);
     let f = await scrape();
     expect(sampleValue(f, 'svc_coordinator_running')).toBe(1);
     for (const worker of ['e2e-gpu', 'e2e-cpu']) {
@@ -168,8 +173,7 @@ describe('trellis start-all with SVC_REDIS_URL and two workers', { timeout: 60_0
     const spec = 'workerSelector:\n  gpu: "true"\nsteps:\n  - name: hold\n    command: sleep 30\n';
     expect((await call('POST', '/dags', { name: 'gpu-hold', spec })).status).toBe(201);
     const id = (await call('POST', '/dags/gpu-hold/start', {})).body.dagRunId as string;
-    const busy = async () =>
-      sampleValue(await scrape(), 'svc_worker_busy_slots', { worker: 'e2e-gpu' });
+    const busy = busyOf('e2e-gpu');
     await expect.poll(busy, { timeout: 15_000, interval: 50 }).toBe(1);
     f = await scrape();
     expect(sampleValue(f, 'svc_worker_busy_slots', { worker: 'e2e-cpu' })).toBe(0);

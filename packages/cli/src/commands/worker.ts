@@ -75,7 +75,7 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
   const { config, redisUrl, address, graceSec } = settings;
   // gRPC, BullMQ and the executors are loaded only by the command that needs them; and only the
   // worker's entries of coordinator, dispatch and store: not the coordinator server, the store
-  // or the API's schemas (worker-modules.int.test.ts lists what a worker loads)
+  // or the API's schemas (tests/e2e/worker-modules.test.ts lists what a worker loads)
   const [
     { CoordinatorClient },
     { WorkerAgent, createRedis, outboxDirOf },

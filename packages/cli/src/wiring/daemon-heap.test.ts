@@ -11,6 +11,10 @@ type FakeHeap = HeapPort & {
   /** Sets the young generation's use. */
   young(bytes: number): void;
   collections: number;
+  /** Whether each collection compacted, in order. */
+  compacted: boolean[];
+  /** The old space's slack (committed minus used) the heap reports. */
+  slackBytes: number;
 };
 
 /** A heap whose use the test sets; a collection brings it back to `live`, all old. */
@@ -19,10 +23,14 @@ const fakeHeap = (live: number): FakeHeap => {
   let young = 0;
   const heap = {
     collections: 0,
+    compacted: [] as boolean[],
+    slackBytes: 0,
     used: () => old + young,
     old: () => old,
-    collect: () => {
+    slack: () => heap.slackBytes,
+    collect: (compact: boolean) => {
       heap.collections++;
+      heap.compacted.push(compact);
       old = live;
       young = 0;
     },
@@ -105,6 +113,21 @@ describe('IdleHeapTrim', () => {
     expect(heap.collections).toBe(3);
   });
 
+  it('compacts only in the settling collection, and only a fragmented old space', () => {
+    for (const [slack, compacts] of [
+      [20 * MiB, true],
+      [8 * MiB, false],
+    ] as const) {
+      const heap = fakeHeap(20 * MiB);
+      heap.slackBytes = slack;
+      const trim = new IdleHeapTrim(heap);
+      heap.set(40 * MiB);
+      trim.check();
+      for (let i = 0; i < 7; i++) trim.check(); // the first collection, then the settling one
+      expect(heap.compacted, `slack ${slack / MiB} MiB`).toEqual([false, compacts]);
+    }
+  });
+
   it('leaves a slowly allocating process alone: the young generation filling is no burst', () => {
     const heap = fakeHeap(20 * MiB);
     const trim = new IdleHeapTrim(heap);
@@ -130,7 +153,7 @@ describe('v8Heap (the real heap)', () => {
     const before = heap.used();
     expect(heap.old()).toBeGreaterThan(0);
     hold.junk = undefined;
-    heap.collect();
+    heap.collect(false);
     expect(heap.used()).toBeLessThan(before - 5 * 1024 * 1024);
   });
 
@@ -141,11 +164,12 @@ describe('v8Heap (the real heap)', () => {
       return { committed: s?.space_size ?? 0, used: s?.space_used_size ?? 0 };
     };
     const junk: unknown[] = Array.from({ length: 400_000 }, (_, i) => ({ i, s: `x${i}` }));
-    heap.collect();
-    heap.collect(); // promoted: the objects fill some 25 MB of old-space pages
+    heap.collect(false);
+    heap.collect(false); // promoted: the objects fill some 25 MB of old-space pages
     for (let i = 0; i < junk.length; i++) if (i % 256 !== 0) junk[i] = undefined;
-    heap.collect(); // one object in 256 is left on every page
+    heap.collect(true); // one object in 256 is left on every page
     const { committed, used } = oldSpace();
+    expect(heap.slack()).toBe(committed - used);
     // without compaction those pages stay: some 25 MB committed beyond what is used (under 1 MB
     // with it: the page being allocated on, and what the test runner allocated meanwhile)
     expect(committed - used).toBeLessThan(4 * MiB);
@@ -154,7 +178,7 @@ describe('v8Heap (the real heap)', () => {
 
   it('leaves `gc` as it found it, in this context and in contexts made later', () => {
     const was = typeof gcNow();
-    v8Heap().collect(); // the context with `gc` is made at the first collection
+    v8Heap().collect(false); // the context with `gc` is made at the first collection
     expect(typeof gcNow()).toBe(was);
     expect(runInNewContext('typeof gc')).toBe(was);
   });
@@ -164,7 +188,7 @@ describe('v8Heap (the real heap)', () => {
     setFlagsFromString('--expose-gc');
     Object.assign(globalThis, { gc: runInNewContext('gc') });
     try {
-      v8Heap().collect();
+      v8Heap().collect(false);
       expect(runInNewContext('typeof gc')).toBe('function');
     } finally {
       if (had === undefined) {
@@ -172,5 +196,25 @@ describe('v8Heap (the real heap)', () => {
         setFlagsFromString('--no-expose-gc');
       }
     }
+  });
+
+  it('turns compaction on for a compacting collection only, and off only if it turned it on', () => {
+    const flagsSet = (execArgv: string[], compact: boolean): string[] => {
+      const set: string[] = [];
+      const setFlags = (f: string): void => {
+        set.push(f);
+        setFlagsFromString(f);
+      };
+      v8Heap({ execArgv, setFlags }).collect(compact);
+      return set.filter((f) => f.includes('compact'));
+    };
+    expect(flagsSet([], false)).toEqual([]);
+    expect(flagsSet([], true)).toEqual([
+      '--compact-on-every-full-gc',
+      '--no-compact-on-every-full-gc',
+    ]);
+    // the process was started with it: every full GC compacts already, and keeps doing so
+    expect(flagsSet(['--compact_on_every_full_gc'], true)).toEqual([]);
+    expect(flagsSet(['--compact-on-every-full-gc'], false)).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ export interface ActiveRun {
 export class ActiveRuns {
   readonly #runs = new Map<string, ActiveRun>();
   readonly #idle = new Set<() => void>();
+  readonly #freed = new Set<() => void>();
   #slots = 0;
 
   /** Runs executing now (children included). */
@@ -37,6 +38,7 @@ export class ActiveRuns {
 
   releaseSlot(): void {
     this.#slots--;
+    this.#onFreed();
   }
 
   add(key: string, run: ActiveRun): void {
@@ -44,7 +46,16 @@ export class ActiveRuns {
   }
 
   remove(key: string): void {
-    this.#runs.delete(key);
+    if (this.#runs.delete(key)) this.#onFreed();
+  }
+
+  /** Calls `listener` each time a run ends or a slot is released (the heartbeat tells it). */
+  onFreed(listener: () => void): void {
+    this.#freed.add(listener);
+  }
+
+  #onFreed(): void {
+    for (const l of this.#freed) l();
   }
 
   get(key: string): ActiveRun | undefined {

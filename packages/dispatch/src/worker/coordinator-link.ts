@@ -52,6 +52,10 @@ export class CoordinatorLink {
   #address: string | undefined;
   #heartbeats: Promise<void> | undefined;
   #commands: Promise<void> | undefined;
+  /** The extra heartbeat sent when a run ended or a slot freed, while it is due or in flight. */
+  #prompt: Promise<void> | undefined;
+  /** Another run ended while {@link #prompt} was in flight: one more heartbeat after it. */
+  #again = false;
 
   constructor(deps: CoordinatorLinkDeps) {
     this.#deps = deps;
@@ -61,6 +65,7 @@ export class CoordinatorLink {
   start(): void {
     this.#heartbeats = this.#heartbeatLoop();
     this.#commands = this.#commandLoop();
+    this.#deps.runs.onFreed(() => this.#beatPromptly());
   }
 
   /** Ends both loops (the command stream is cancelled); `whenHalted` waits for them. */
@@ -71,6 +76,7 @@ export class CoordinatorLink {
   async whenHalted(): Promise<void> {
     await this.#heartbeats;
     await this.#commands;
+    await this.#prompt;
   }
 
   /** One heartbeat now; rejects while the coordinator is away. */
@@ -96,6 +102,29 @@ export class CoordinatorLink {
       );
     this.#connected = true;
     this.#apply(reply);
+  }
+
+  /**
+   * A heartbeat soon after a run here ended or its slot was released, not up to a period later:
+   * the coordinator (`GET /workers`, `svc_worker_busy_slots`) sees the slot free at once. Cheap:
+   * the ends of one turn of the event loop (a run's end, then its slot's release) make one
+   * heartbeat, and those during it one more after it. A failure is left to the heartbeat loop.
+   */
+  #beatPromptly(): void {
+    if (this.#stop.signal.aborted) return;
+    if (this.#prompt !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#prompt = (async () => {
+      do {
+        await this.#deps.agent.clock.sleep(0);
+        this.#again = false;
+        if (this.#stop.signal.aborted) break;
+        await this.beat().catch(() => undefined);
+      } while (this.#again);
+      this.#prompt = undefined;
+    })();
   }
 
   /** Stops a run here and forgets what its outbox holds: it is no longer this worker's. */

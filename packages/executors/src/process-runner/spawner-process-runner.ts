@@ -80,6 +80,8 @@ export class SpawnerProcessRunner implements ProcessRunner {
     const exitedP = new Promise<Exit>((r) => (exited = r));
     const t: Tracked = { spec, io, pid: undefined, early: [], paused: new Set(), started, exited };
     const helper = this.#helper();
+    if (!helper.connected || typeof helper.send !== 'function')
+      return this.#noChannel(helper, spec, io);
     clearTimeout(this.#idleTimer);
     this.#tracked.set(id, t);
     if (this.#tracked.size === 1) hold(helper, true);
@@ -92,6 +94,23 @@ export class SpawnerProcessRunner implements ProcessRunner {
         if (t.pid !== undefined) killGroup(t.pid, signal);
         else if (this.#tracked.get(id) === t) t.early.push(signal);
       },
+    };
+  }
+
+  /**
+   * The spawner came up without its IPC channel (out of file descriptors: EMFILE, ENFILE): the
+   * process fails to start like one whose spawn failed, and the next start makes a new spawner.
+   */
+  #noChannel(helper: ChildProcess, spec: ProcessSpec, io: Io): RunningProcess {
+    if (this.#spawner === helper) this.#spawner = undefined;
+    helper.kill(); // if it started at all
+    const message = 'no channel to the spawner process (out of file descriptors? EMFILE, ENFILE)';
+    io.stderr.write(startFailureMessage(spec, { message }));
+    const exit: Exit = { exitCode: 127, signal: null };
+    return {
+      started: Promise.resolve(undefined),
+      exited: Promise.resolve(exit),
+      kill: () => undefined,
     };
   }
 

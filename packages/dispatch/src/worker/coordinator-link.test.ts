@@ -1,0 +1,79 @@
+import { systemClock } from '@trellis/core';
+import type { CoordinatorClient, HeartbeatRequest } from '@trellis/coordinator/client';
+import { describe, expect, it } from 'vitest';
+import { ActiveRuns } from './active-runs.js';
+import { CoordinatorLink } from './coordinator-link.js';
+
+const ref = { name: 'd', dagRunId: 'r1' };
+
+/** A link whose periodic heartbeat is an hour apart: any other heartbeat is a prompt one. */
+const linkWithHeartbeats = () => {
+  const beats: HeartbeatRequest[] = [];
+  const waiters: (() => void)[] = [];
+  const client = {
+    address: '127.0.0.1:1',
+    heartbeat: (req: HeartbeatRequest) => {
+      beats.push(req);
+      for (const w of waiters.splice(0)) w();
+      return Promise.resolve({ queues: [], cancel: [], drop: [], logDir: '' });
+    },
+    watchCommands: () => {
+      const listeners = new Map<string, () => void>();
+      return {
+        on: (event: string, f: () => void) => listeners.set(event, f),
+        cancel: () => listeners.get('end')?.(),
+      };
+    },
+  } as unknown as CoordinatorClient;
+  const runs = new ActiveRuns();
+  const link = new CoordinatorLink({
+    agent: {
+      id: 'w',
+      labels: {},
+      concurrency: 2,
+      client,
+      clock: systemClock,
+      log: () => undefined,
+      heartbeatEveryMs: 3_600_000,
+      owner: { pid: 1, host: 'h', processStart: '' },
+      version: 'test',
+    },
+    runs,
+    outbox: { discard: () => undefined },
+    queues: { accepting: true, consume: () => undefined, state: 'active', hold: () => undefined },
+    onDrain: () => undefined,
+    onLogDir: () => undefined,
+  });
+  /** Resolves once the coordinator has taken `n` heartbeats. */
+  const beatsTaken = (n: number): Promise<void> =>
+    beats.length >= n
+      ? Promise.resolve()
+      : new Promise<void>((r) => waiters.push(r)).then(() => beatsTaken(n));
+  return { link, runs, beats, beatsTaken };
+};
+
+describe('CoordinatorLink', () => {
+  it('sends one heartbeat at once when a run ends and its slot is released', async () => {
+    const { link, runs, beats, beatsTaken } = linkWithHeartbeats();
+    runs.takeSlot();
+    runs.add('k', {
+      ref,
+      root: ref,
+      parent: undefined,
+      startedAt: '',
+      stop: new AbortController(),
+      dropped: false,
+    });
+    link.start();
+    await beatsTaken(1);
+    expect(beats[0]).toMatchObject({ runningTasks: [{ run: ref }], slotsBusy: 1 });
+    runs.remove('k');
+    runs.releaseSlot();
+    await beatsTaken(2);
+    link.halt();
+    await link.whenHalted();
+    // the run's end and its slot's release, in one turn, make one heartbeat
+    expect(beats).toHaveLength(2);
+    expect(beats[1]).toMatchObject({ runningTasks: [], slotsBusy: 0 });
+  });
+});
