@@ -37,7 +37,7 @@ export {
   type FsDagStoreDeps,
   type SuspendFlagsSource,
 } from './dags/fs-dag-store.js';
-export type { DagSuspendFlags } from './dags/suspend-flags.js';
+export { SuspendFlags, type DagSuspendFlags } from './dags/suspend-flags.js';
 export { dataDirProblem } from './fs/writable-probe.js';
 export { LogChunkWriter } from './logs/log-chunk-writer.js';
 export { StoreWriteErrors } from './health/store-write-errors.js';

@@ -19,7 +19,10 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'trellis-suspend-shared-'));
   mkdirSync(join(root, 'dags'));
   for (const name of ['held', 'tick'])
-    writeFileSync(join(root, 'dags', `${name}.yaml`), 'schedule: "* * * * *"\nsteps:\n  - "true"\n');
+    writeFileSync(
+      join(root, 'dags', `${name}.yaml`),
+      'schedule: "* * * * *"\nsteps:\n  - "true"\n',
+    );
 });
 afterAll(async () => {
   for (const rt of runtimes) await rt.closeStore();

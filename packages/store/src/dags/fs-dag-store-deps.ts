@@ -8,8 +8,7 @@ import type { DagSuspendFlags } from './suspend-flags.js';
  * or flags kept elsewhere (the PostgreSQL store's table), owned and closed by the caller.
  */
 export type SuspendFlagsSource =
-  | { readonly suspendDir: string }
-  | { readonly suspendFlags: DagSuspendFlags };
+  { readonly suspendDir: string } | { readonly suspendFlags: DagSuspendFlags };
 
 /** What {@link FsDagStore} works with. */
 export type FsDagStoreDeps = SuspendFlagsSource & FsDagStoreBase;
@@ -34,4 +33,3 @@ export interface FsDagStoreBase {
   /** File keeping the parsed DAG files across restarts (a cache, keyed by each file's stamp). */
   readonly indexFile?: string;
 }
-

@@ -1,12 +1,6 @@
 import { mkdir, unlink } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import {
-  AppError,
-  ErrorCode,
-  alreadyExists,
-  badRequest,
-  notFound,
-} from '@trellis/core';
+import { AppError, ErrorCode, alreadyExists, badRequest, notFound } from '@trellis/core';
 import { dagNameProblem, formatProblem, parseDagFile, type Dag } from '@trellis/spec';
 import type {
   DagDefinitions,
