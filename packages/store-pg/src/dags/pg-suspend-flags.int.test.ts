@@ -79,4 +79,25 @@ describe('PgSuspendFlags', () => {
     await dbA.query('DELETE FROM trellis_dag_suspend_flags');
     await until(() => a.names().size === 0 && b.names().size === 0);
   });
+
+  it('after a database restart, reopens its LISTEN and sees changes again', async () => {
+    const warnings: string[] = [];
+    const c = await PgSuspendFlags.open({
+      db: dbB,
+      url,
+      refreshMs: 50,
+      warn: (m) => warnings.push(m),
+    });
+    try {
+      await pg.pause();
+      await pg.resume();
+      await a.set('after-restart', true);
+      await until(() => c.has('after-restart'));
+      expect(warnings.join('\n')).toMatch(/LISTEN connection was lost|could not be re-read/);
+      await a.set('after-restart', false);
+      await until(() => !c.has('after-restart'));
+    } finally {
+      await c.stop();
+    }
+  });
 });
