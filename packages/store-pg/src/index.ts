@@ -20,3 +20,8 @@ export { copyFilesToPg, type FilesToPgOptions } from './move/files-to-pg.js';
 export { exportPgToFiles, type PgToFilesOptions } from './move/pg-to-files.js';
 export { reportLines, type KindCount, type MoveReport } from './move/move-report.js';
 export { PgLogChunkWriter, type PgLogChunkWriterOptions } from './logs/pg-log-chunks.js';
+export {
+  PgSuspendFlags,
+  SUSPEND_FLAGS_CHANNEL,
+  type PgSuspendFlagsOptions,
+} from './dags/pg-suspend-flags.js';

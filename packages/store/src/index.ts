@@ -31,7 +31,13 @@ export {
 } from './migrate/migrate-history.js';
 export { LeaseLock, type LeaseHolder, type LeaseLockOptions } from './lock/lease-lock.js';
 export { DagFileLoader } from './dags/dag-file-loader.js';
-export { FsDagStore, MINIMAL_DAG_SPEC, type FsDagStoreDeps } from './dags/fs-dag-store.js';
+export {
+  FsDagStore,
+  MINIMAL_DAG_SPEC,
+  type FsDagStoreDeps,
+  type SuspendFlagsSource,
+} from './dags/fs-dag-store.js';
+export { SuspendFlags, type DagSuspendFlags } from './dags/suspend-flags.js';
 export { dataDirProblem } from './fs/writable-probe.js';
 export { LogChunkWriter } from './logs/log-chunk-writer.js';
 export { StoreWriteErrors } from './health/store-write-errors.js';

@@ -7,6 +7,7 @@ import type { PgDb } from '@trellis/store-pg';
 import {
   FsRunStore,
   type CleanupReport,
+  type DagSuspendFlags,
   type RetentionDays,
   type RunFilter,
   type RunSummary,
@@ -42,6 +43,11 @@ export interface OpenedStore {
    * database, once across coordinators); undefined on files (the coordinator's default).
    */
   readonly logChunks?: LogChunkSink;
+  /**
+   * The DAGs' suspend flags in the database, shared by every instance (docs/decisions.md);
+   * undefined on files, whose flags stay files under `paths.dataDir/suspend`.
+   */
+  readonly suspendFlags?: DagSuspendFlags;
   close(): Promise<void>;
 }
 
@@ -62,7 +68,7 @@ export const openRuntimeStore = async (
   opts: OpenStoreOptions,
 ): Promise<OpenedStore> => {
   if (config.database !== undefined) {
-    const { openPgStore, PgLogChunkWriter } = await import('@trellis/store-pg');
+    const { openPgStore, PgLogChunkWriter, PgSuspendFlags } = await import('@trellis/store-pg');
     const ttlMs = config.database.leaseTtlMs;
     const opened = await openPgStore({
       url: config.database.url,
@@ -80,7 +86,19 @@ export const openRuntimeStore = async (
       runLogOf: async (run, root) => (await store.getRun(run, { root })).log,
       warn: opts.warn,
     });
-    return { store, kind: 'postgres', database: db, logChunks, close: () => opened.close() };
+    const suspendFlags = await PgSuspendFlags.open({
+      db,
+      url: config.database.url,
+      warn: opts.warn,
+    }).catch(async (e: unknown) => {
+      await opened.close();
+      throw e;
+    });
+    const close = async (): Promise<void> => {
+      await suspendFlags.stop();
+      await opened.close();
+    };
+    return { store, kind: 'postgres', database: db, logChunks, suspendFlags, close };
   }
   const store = new FsRunStore({
     dataDir: config.paths.dataDir,

@@ -21,7 +21,7 @@ import {
   RunService,
   WorkerChildRuns,
 } from '@trellis/services';
-import { DagFileLoader, FsDagStore } from '@trellis/store';
+import { DagFileLoader, FsDagStore, type DagSuspendFlags } from '@trellis/store';
 import { RetentionOnStart, recoverLostRuns } from '@trellis/scheduler';
 import { currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from '@trellis/telemetry';
@@ -40,6 +40,8 @@ export interface Runtime {
   readonly storeKind: 'files' | 'postgres';
   /** The PostgreSQL store's pool (leader lease, metrics); undefined with the file store. */
   readonly database?: PgDb;
+  /** The PostgreSQL store's suspend flags (shared by the instances); undefined on files. */
+  readonly suspendFlags?: DagSuspendFlags;
   /** Closes the store (the database pool) at shutdown; after the runs have settled. */
   closeStore(): Promise<void>;
   readonly dags: DagFileLoader;
@@ -153,6 +155,7 @@ export const makeRuntime = async (
     store,
     storeKind: opened.kind,
     ...(opened.database ? { database: opened.database } : {}),
+    ...(opened.suspendFlags ? { suspendFlags: opened.suspendFlags } : {}),
     closeStore: () => opened.close(),
     dags,
     runs,
@@ -181,11 +184,16 @@ const recoverAtStart = async (
 /** How old the DAG list's latest runs of another process may be (issue 21: within a second). */
 const LATEST_RUN_STALE_MS = 1000;
 
-/** The DAG definitions of the runtime's DAGs folder (API reads, scheduler), with suspend flags. */
+/**
+ * The DAG definitions of the runtime's DAGs folder (API reads, scheduler), with suspend flags:
+ * the database's with the PostgreSQL store (every instance agrees), else files in the data folder.
+ */
 export const dagDefinitionsOf = (rt: Runtime, clock: Clock): FsDagStore =>
   new FsDagStore({
     dagsDir: rt.config.paths.dagsDir,
-    suspendDir: join(rt.config.paths.dataDir, 'suspend'),
+    ...(rt.suspendFlags
+      ? { suspendFlags: rt.suspendFlags }
+      : { suspendDir: join(rt.config.paths.dataDir, 'suspend') }),
     clock,
     // the run index in memory, not the record: listing 1,000 DAGs reads no file (docs/decisions.md)
     latestRun: (name) => rt.store.latestSummary(name, LATEST_RUN_STALE_MS),

@@ -6,6 +6,7 @@ import { walkRuns, type FsRunStore, type WalkedRun } from '@trellis/store';
 import type { PgDb } from '../db/pg-db.js';
 import { copyLogIn } from './copy-log-in.js';
 import { emptyReport, isSettled, type KindCount, type MoveReport } from './move-report.js';
+import { copySuspendFlagsIn } from './suspend-flags-move.js';
 import { logDirOfRecord, storedRevision, upsertRun } from './run-upsert.js';
 
 export interface FilesToPgOptions {
@@ -110,8 +111,8 @@ const copyTree = async (o: FilesToPgOptions, report: MoveReport, run: WalkedRun)
 
 /**
  * `trellis migrate store --to postgres`: copies every run of a file home (record with node
- * statuses, DAG snapshot, stop request, child runs, run and step logs) into the PostgreSQL
- * store, idempotently: a second pass adds nothing and counts everything as already there, a
+ * statuses, DAG snapshot, stop request, child runs, run and step logs) and the DAGs' suspend
+ * flags into the PostgreSQL store, idempotently: a second pass adds nothing and counts everything as already there, a
  * run changed since (higher revision, or still running) is copied again. The history index and
  * the queue ledger are the runs' rows (indexed columns), so copying the runs copies them.
  * Streams: the home is walked folder by folder, logs are read in batches of lines.
@@ -130,5 +131,6 @@ export const copyFilesToPg = async (o: FilesToPgOptions): Promise<MoveReport> =>
     }
   };
   await Promise.all(Array.from({ length: o.concurrency ?? 4 }, worker));
+  await copySuspendFlagsIn(o.db, o.dataDir, report.suspendFlags);
   return report;
 };

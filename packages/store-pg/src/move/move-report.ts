@@ -17,6 +17,8 @@ export interface MoveReport {
   readonly logs: KindCount;
   /** Lines written into the target's logs. */
   logLines: number;
+  /** The DAGs' suspend flags (never `updated`: a flag is there or not). */
+  readonly suspendFlags: KindCount;
   /** Runs that could not be copied (a corrupt record...), with why; the rest is copied. */
   readonly failed: { readonly run: string; readonly reason: string }[];
 }
@@ -27,6 +29,7 @@ export const emptyReport = (): MoveReport => ({
   queued: 0,
   logs: { added: 0, updated: 0, already: 0 },
   logLines: 0,
+  suspendFlags: { added: 0, updated: 0, already: 0 },
   failed: [],
 });
 
@@ -43,6 +46,7 @@ export const reportLines = (r: MoveReport): string[] => [
   `child runs: ${countLine(r.childRuns)}`,
   `queued runs (the queue ledger) copied: ${r.queued}`,
   `logs: ${countLine(r.logs)} (${r.logLines} lines written)`,
+  `suspend flags: ${r.suspendFlags.added} added, ${r.suspendFlags.already} already there`,
   ...(r.failed.length > 0 ? [`failed: ${r.failed.length} run(s)`] : []),
 ];
 

@@ -7,6 +7,7 @@ import type { PgDb } from '../db/pg-db.js';
 import { exportLog, logsInDir } from './log-export.js';
 import { emptyReport, isSettled, type MoveReport } from './move-report.js';
 import { relocateRecord } from './relocate-record.js';
+import { exportSuspendFlags } from './suspend-flags-move.js';
 
 export interface PgToFilesOptions {
   readonly db: PgDb;
@@ -113,17 +114,20 @@ const exportTree = async (o: PgToFilesOptions, report: MoveReport, row: RunRow):
 
 /**
  * `trellis migrate store --to files`: writes every run of the PostgreSQL store (records, DAG
- * snapshots, stop requests, child runs, logs) into a file home that the file store reads (a
- * backup, or a move back to files), paging through the database (bounded memory), four
- * top-level runs at once. Idempotent
- * as `copyFilesToPg`: a second pass writes nothing new.
+ * snapshots, stop requests, child runs, logs) and the DAGs' suspend flags into a file home that
+ * the file store reads (a backup, or a move back to files), paging through the database (bounded
+ * memory), four top-level runs at once. Idempotent as `copyFilesToPg`: a second pass writes
+ * nothing new.
  */
 export const exportPgToFiles = async (o: PgToFilesOptions): Promise<MoveReport> => {
   const report = emptyReport();
   let after: RunRef | undefined;
   for (;;) {
     const page = await rootsAfter(o.db, after);
-    if (page.length === 0) return report;
+    if (page.length === 0) {
+      await exportSuspendFlags(o.db, o.files.dataDir, report.suspendFlags);
+      return report;
+    }
     let next = 0;
     const worker = async (): Promise<void> => {
       for (let row = page[next++]; row !== undefined; row = page[next++]) {

@@ -1,13 +1,6 @@
 import { mkdir, unlink } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import {
-  AppError,
-  ErrorCode,
-  alreadyExists,
-  badRequest,
-  notFound,
-  type Clock,
-} from '@trellis/core';
+import { AppError, ErrorCode, alreadyExists, badRequest, notFound } from '@trellis/core';
 import { dagNameProblem, formatProblem, parseDagFile, type Dag } from '@trellis/spec';
 import type {
   DagDefinitions,
@@ -17,7 +10,7 @@ import type {
   DagRunSummary,
   DagSearchResult,
 } from '@trellis/services';
-import { nextRunAt, type CachedDagFile, type ParseDagFn } from './parsed-dag-cache.js';
+import { nextRunAt, type CachedDagFile } from './parsed-dag-cache.js';
 import {
   createFileAtomic,
   errnoOf,
@@ -28,31 +21,9 @@ import {
 import { DagFolder, checkNewFileName } from './dag-folder.js';
 import { compareListRows, matchesListFilter, type ListRow } from './dag-list-order.js';
 import { compileSearchQuery, searchText } from './dag-search.js';
-import { SuspendFlags } from './suspend-flags.js';
-
-/** What {@link FsDagStore} works with. */
-export interface FsDagStoreDeps {
-  /** Folder of the DAG files `<fileName>.yaml` (or `.yml`); created on the first write. */
-  readonly dagsDir: string;
-  /** Folder of the suspend flags, empty files `<fileName>.suspend` (as the peer does). */
-  readonly suspendDir: string;
-  /** "Now" of the `nextRun` sort. */
-  readonly clock: Clock;
-  /**
-   * The latest top-level run of a DAG by DAG name; undefined when it never ran. A summary from the
-   * run index is enough (and much cheaper than reading the record: the list asks once per entry).
-   */
-  readonly latestRun: (dagName: string) => Promise<DagRunSummary | undefined>;
-  /** The DAG file parser; tests inject a counting one. @default parseDagFile */
-  readonly parse?: ParseDagFn;
-  /**
-   * Watch both folders and answer reads from memory between changes (a long-running server;
-   * call {@link FsDagStore.close} when done). @default false: every read looks at the folder
-   */
-  readonly watch?: boolean;
-  /** File keeping the parsed DAG files across restarts (a cache, keyed by each file's stamp). */
-  readonly indexFile?: string;
-}
+import type { FsDagStoreDeps } from './fs-dag-store-deps.js';
+export type { FsDagStoreDeps, SuspendFlagsSource } from './fs-dag-store-deps.js';
+import { SuspendFlags, type DagSuspendFlags } from './suspend-flags.js';
 
 /** The file a new DAG gets without a spec (spec: POST /dags, "a minimal DAG with one echo step"). */
 export const MINIMAL_DAG_SPEC = 'steps:\n  - name: hello\n    command: echo hello\n';
@@ -70,7 +41,9 @@ const SPEC_REQUIRED = 'spec is required: send the DAG definition as YAML text in
  */
 export class FsDagStore implements DagDefinitions {
   readonly #folder: DagFolder;
-  readonly #flags: SuspendFlags;
+  readonly #flags: DagSuspendFlags;
+  /** The folder's flags, made (and closed) here; undefined when the caller's flags are used. */
+  readonly #ownFlags: SuspendFlags | undefined;
 
   constructor(private readonly deps: FsDagStoreDeps) {
     const opts = {
@@ -78,13 +51,19 @@ export class FsDagStore implements DagDefinitions {
       ...(deps.indexFile ? { indexFile: deps.indexFile } : {}),
     };
     this.#folder = new DagFolder(deps.dagsDir, deps.parse ?? parseDagFile, opts);
-    this.#flags = new SuspendFlags(deps.suspendDir, opts.watch);
+    if ('suspendDir' in deps) {
+      this.#ownFlags = new SuspendFlags(deps.suspendDir, opts.watch);
+      this.#flags = this.#ownFlags;
+    } else {
+      this.#ownFlags = undefined;
+      this.#flags = deps.suspendFlags;
+    }
   }
 
   /** Stops watching the folders. */
   close(): void {
     this.#folder.close();
-    this.#flags.close();
+    this.#ownFlags?.close();
   }
 
   async list(

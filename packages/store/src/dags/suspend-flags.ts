@@ -7,11 +7,28 @@ import { DirWatch } from './dir-watch.js';
 const SUFFIX = '.suspend';
 
 /**
+ * Where the suspend flags of the DAG files live (the port `FsDagStore` uses): files in a folder
+ * (`SuspendFlags`, the embedded default) or a table shared by every instance on one PostgreSQL
+ * (`PgSuspendFlags` in @trellis/store-pg, docs/decisions.md). `names` is synchronous: an
+ * implementation that keeps its flags elsewhere answers from a set kept in memory.
+ */
+export interface DagSuspendFlags {
+  /** File names of the suspended DAGs; this instance's own writes are in it at once. */
+  names(): ReadonlySet<string>;
+  has(fileName: string): boolean;
+  set(fileName: string, suspended: boolean): Promise<void>;
+  /** The flag follows a renamed file; a stale flag of the new name must not suspend it. */
+  move(from: string, to: string): Promise<void>;
+  /** Stops keeping the set current (watches, connections, timers). */
+  close(): void;
+}
+
+/**
  * The suspend flags of the DAG files: empty files `<fileName>.suspend` in one folder (as the
  * peer does). Watched, the set of suspended file names is read once and kept until the folder
  * changes; unwatched, each question reads the folder.
  */
-export class SuspendFlags {
+export class SuspendFlags implements DagSuspendFlags {
   readonly #watch: DirWatch | undefined;
   #names: Set<string> | undefined;
 

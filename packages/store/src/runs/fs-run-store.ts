@@ -49,6 +49,8 @@ export class FsRunStore {
   readonly #deleter: RunDeleter;
   /** The store's write errors (`GET /health`, `svc_store_write_errors_total`, truncated logs). */
   readonly writeErrors: StoreWriteErrors;
+  /** The data folder (`paths.dataDir`): `trellis migrate store` finds the suspend flags there. */
+  readonly dataDir: string;
 
   constructor(options: FsRunStoreOptions) {
     const layout = new StoreLayout(options.dataDir, options.logDir, options.userHome);
@@ -64,6 +66,7 @@ export class FsRunStore {
       compactFactor: options.indexCompactFactor ?? 4,
     });
     this.#layout = layout;
+    this.dataDir = options.dataDir;
     this.#clock = clock;
     this.writeErrors = new StoreWriteErrors(clock);
     this.#warn = warn;
