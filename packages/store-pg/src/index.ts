@@ -20,3 +20,7 @@ export { copyFilesToPg, type FilesToPgOptions } from './move/files-to-pg.js';
 export { exportPgToFiles, type PgToFilesOptions } from './move/pg-to-files.js';
 export { reportLines, type KindCount, type MoveReport } from './move/move-report.js';
 export { PgLogChunkWriter, type PgLogChunkWriterOptions } from './logs/pg-log-chunks.js';
+export {
+  PgIdempotencyJournal,
+  type PgIdempotencyJournalOptions,
+} from './idempotency/pg-idempotency-journal.js';
