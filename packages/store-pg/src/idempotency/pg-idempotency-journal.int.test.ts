@@ -39,13 +39,19 @@ const codeOf = (e: unknown) => (AppError.is(e) ? e.code : e);
 describe('PgIdempotencyJournal behind IdempotentTriggers on two instances', () => {
   it('starts one run for concurrent requests with one key, and refuses another body', async () => {
     const { clock, a, b, calls } = twoInstances();
-    // the trigger ends only once the other request found the key pending and waits
-    const otherWaits = clock.nextSleep();
+    // the trigger ends once the other request found the key pending and waits (or, were the
+    // key not claimed across instances, once the other request runs the trigger too)
+    let secondCall = (): void => undefined;
+    const released = Promise.race([
+      clock.nextSleep(),
+      new Promise<void>((resolve) => (secondCall = resolve)),
+    ]);
     let n = 0;
     const trigger = async () => {
-      n++;
-      await otherWaits;
-      return { name: 'build', dagRunId: `run-${n}` };
+      if (++n > 1) secondCall();
+      const id = `run-${n}`;
+      await released;
+      return { name: 'build', dagRunId: id };
     };
     const [x, y] = await Promise.all([a.run(req('k1'), trigger), b.run(req('k1'), trigger)]);
     expect(n).toBe(1);
