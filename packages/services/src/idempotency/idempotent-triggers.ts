@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { AppError, ErrorCode, type Clock } from '@trellis/core';
 import { serial } from '../admission/serial.js';
-import type { IdempotencyEntry, IdempotencyJournal, KeyClaim } from './idempotency-journal-port.js';
+import type {
+  IdempotencyEntry,
+  IdempotencyJournal,
+  KeyClaim,
+  KeyClaimRequest,
+} from './idempotency-journal-port.js';
 
 /** How long a key holds its run: 24 h (docs/decisions.md, "Idempotent triggers"). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -76,8 +81,9 @@ export class IdempotentTriggers {
   ): Promise<KeyedOutcome<T>> {
     return serial(this.#chains, req.key, () => {
       const fingerprint = fingerprintOf(req.request, req.payload);
-      return this.deps.journal.claim
-        ? this.#shared(req, fingerprint, trigger)
+      const claim = this.deps.journal.claim?.bind(this.deps.journal);
+      return claim
+        ? this.#shared(req, fingerprint, trigger, claim)
         : this.#local(req, fingerprint, trigger);
     });
   }
@@ -103,17 +109,17 @@ export class IdempotentTriggers {
     req: KeyedRequest,
     fingerprint: string,
     trigger: Trigger<T>,
+    claim: (req: KeyClaimRequest) => Promise<KeyClaim>,
   ): Promise<KeyedOutcome<T>> {
     const wait = this.deps.pendingWait ?? PENDING_WAIT;
     for (let attempt = 0; ; attempt++) {
-      const found = await this.deps.journal.claim?.({
+      const found = await claim({
         key: req.key,
         fingerprint,
         request: req.request,
         nowMs: this.deps.clock.now().getTime(),
         ttlMs: this.deps.ttlMs ?? IDEMPOTENCY_TTL_MS,
       });
-      if (!found) throw new Error('the idempotency journal cannot claim keys');
       if (found.state === 'claimed') return this.#create(req, fingerprint, trigger, found);
       if (found.state === 'done') {
         if (found.entry.fingerprint !== fingerprint) throw conflict(req, found.entry);
