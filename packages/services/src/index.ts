@@ -49,6 +49,8 @@ export type { RunOutputs, StepOutputs } from './runs/run-outputs.js';
 export type {
   IdempotencyEntry,
   IdempotencyJournal,
+  KeyClaim,
+  KeyClaimRequest,
 } from './idempotency/idempotency-journal-port.js';
 export {
   IDEMPOTENCY_TTL_MS,

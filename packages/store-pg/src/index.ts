@@ -25,3 +25,7 @@ export {
   SUSPEND_FLAGS_CHANNEL,
   type PgSuspendFlagsOptions,
 } from './dags/pg-suspend-flags.js';
+export {
+  PgIdempotencyJournal,
+  type PgIdempotencyJournalOptions,
+} from './idempotency/pg-idempotency-journal.js';

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { RequestListener } from 'node:http';
 import {
   createWebAuth,
@@ -10,8 +9,8 @@ import {
 } from '@trellis/api';
 import type { WorkerState } from '@trellis/coordinator';
 import { systemClock, type Config, type ConfigFlags } from '@trellis/core';
-import { IdempotentTriggers, RunReads } from '@trellis/services';
-import { FsIdempotencyJournal, dataDirProblem, type FsDagStore } from '@trellis/store';
+import { RunReads } from '@trellis/services';
+import { dataDirProblem, type FsDagStore } from '@trellis/store';
 import type { CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { serveMetrics } from './serve-metrics.js';
@@ -21,6 +20,7 @@ import type { LeaderFacts } from './leader-lease.js';
 import { startSchedulerRole, type SchedulerStatus } from './scheduler-role.js';
 import { SHUTDOWN_GRACE_MS } from './shutdown.js';
 import { startWebhooks } from './webhooks.js';
+import { idempotentTriggers } from './idempotency.js';
 
 /**
  * What `trellis server` / `start-all` load once they listen (serve.ts): the runtime, the
@@ -67,6 +67,7 @@ export const wireApp = async (
   const webAuth = createWebAuth(config.auth, config.server.basePath);
   const deps = {
     ...httpDepsOf(rt, dags, scheduler, metrics, webAuth.auth, startedAt, io),
+    idempotency: await idempotentTriggers(rt),
     webhooks,
   };
   // The web UI unless `server.headless`; an unbuilt UI answers 503 saying how to build it.
@@ -154,13 +155,6 @@ const httpDepsOf = (
     reads: new RunReads(rt.store),
     events: rt.runEvents,
     finals: rt.transitions,
-    idempotency: new IdempotentTriggers({
-      journal: new FsIdempotencyJournal({
-        dir: join(rt.config.paths.dataDir, 'idempotency'),
-        clock: systemClock,
-      }),
-      clock: systemClock,
-    }),
     auth,
     log: {
       warn: () => undefined, // refusals are answered to the caller; not worth a log line each

@@ -13,9 +13,41 @@ export interface IdempotencyEntry {
   readonly createdAtMs: number;
 }
 
+/** A request claiming its key in a shared journal ({@link IdempotencyJournal.claim}). */
+export interface KeyClaimRequest {
+  readonly key: string;
+  readonly fingerprint: string;
+  readonly request: string;
+  /** Now, by the caller's clock (Unix ms). */
+  readonly nowMs: number;
+  /** A run remembered longer than this is expired: the key is claimed again. */
+  readonly ttlMs: number;
+}
+
+/**
+ * What a claim found: the key is now this request's to fill (`claimed`), or it holds a run
+ * (`done`), or another request, on this or another instance, is still creating its run
+ * (`pending`).
+ */
+export type KeyClaim =
+  | {
+      readonly state: 'claimed';
+      /** Records the run the trigger created (only while this claim still holds the key). */
+      fill(entry: IdempotencyEntry): Promise<void>;
+      /** Gives the key up: the trigger failed (only while this claim still holds it). */
+      release(): Promise<void>;
+    }
+  | { readonly state: 'done'; readonly entry: IdempotencyEntry }
+  | {
+      readonly state: 'pending';
+      readonly fingerprint: string;
+      readonly request: string;
+    };
+
 /**
  * Where idempotency keys outlive a restart (`FsIdempotencyJournal` in @trellis/store: one small
- * file per key hash under the data dir). Bounded: `put` may drop the oldest entries.
+ * file per key hash under the data dir; `PgIdempotencyJournal` in @trellis/store-pg: one table
+ * shared by every instance). Bounded: `put` may drop the oldest entries.
  */
 export interface IdempotencyJournal {
   /** The entry of `key`, or undefined (never stored, or removed). */
@@ -23,4 +55,10 @@ export interface IdempotencyJournal {
   put(entry: IdempotencyEntry): Promise<void>;
   /** Removes `key`'s entry (expired). */
   remove(key: string): Promise<void>;
+  /**
+   * Only in a journal shared by several processes: takes the key for one request atomically
+   * across all of them (a pending claim whose owner died is taken over once its bound passed).
+   * Without it, requests are serialised in this process only.
+   */
+  claim?(req: KeyClaimRequest): Promise<KeyClaim>;
 }

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '@trellis/core';
+import { IDEMPOTENCY_TTL_MS, IdempotentTriggers, fingerprintOf } from '@trellis/services';
+import { FakeClock, startPostgres, type PrivatePostgres } from '@trellis/testkit';
+import { PgDb } from '../db/pg-db.js';
+import { migrate } from '../migrate/migrations.js';
+import { PgIdempotencyJournal } from './pg-idempotency-journal.js';
+
+let pg: PrivatePostgres;
+let dbA: PgDb;
+let dbB: PgDb;
+beforeAll(async () => {
+  pg = await startPostgres();
+  dbA = new PgDb({ url: pg.url, poolSize: 2 });
+  dbB = new PgDb({ url: pg.url, poolSize: 2 });
+  await migrate(dbA);
+});
+afterAll(async () => {
+  await Promise.all([dbA.end(), dbB.end()]);
+  await pg.stop();
+});
+
+/** Two instances (one pool each) on one database; a clock whose sleeps pass at once. */
+const twoInstances = (pendingWait = { everyMs: 250, attempts: 10_000 }) => {
+  const clock = new FakeClock('2026-01-02T03:04:05.000Z', { autoAdvance: true });
+  const of = (db: PgDb) =>
+    new IdempotentTriggers({ journal: new PgIdempotencyJournal({ db }), clock, pendingWait });
+  let calls = 0;
+  const start = () => Promise.resolve({ name: 'build', dagRunId: `run-${++calls}` });
+  return { clock, a: of(dbA), b: of(dbB), start, calls: () => calls };
+};
+const req = (key: string, payload: unknown = { p: 1 }) => ({
+  key,
+  request: 'POST /dags/build/start',
+  payload,
+});
+const codeOf = (e: unknown) => (AppError.is(e) ? e.code : e);
+
+describe('PgIdempotencyJournal behind IdempotentTriggers on two instances', () => {
+  it('starts one run for concurrent requests with one key, and refuses another body', async () => {
+    const { clock, a, b, calls } = twoInstances();
+    // the trigger ends once the other request found the key pending and waits (or, were the
+    // key not claimed across instances, once the other request runs the trigger too)
+    let secondCall = (): void => undefined;
+    const released = Promise.race([
+      clock.nextSleep(),
+      new Promise<void>((resolve) => (secondCall = resolve)),
+    ]);
+    let n = 0;
+    const trigger = async () => {
+      if (++n > 1) secondCall();
+      const id = `run-${n}`;
+      await released;
+      return { name: 'build', dagRunId: id };
+    };
+    const [x, y] = await Promise.all([a.run(req('k1'), trigger), b.run(req('k1'), trigger)]);
+    expect(n).toBe(1);
+    expect(x.dagRunId).toBe('run-1');
+    expect(y.dagRunId).toBe('run-1');
+    expect([x.replayed, y.replayed].sort()).toEqual([false, true]);
+    const refused = await b.run(req('k1', { p: 2 }), trigger).catch((e: unknown) => e);
+    expect(codeOf(refused)).toBe('already_exists');
+    expect((refused as Error).message).toContain('"k1"');
+    expect(calls()).toBe(0);
+  });
+
+  it('waits a bounded time for a pending key, and takes it over once its owner died', async () => {
+    const { clock, b, start, calls } = twoInstances();
+    const journal = new PgIdempotencyJournal({ db: dbA });
+    const claim = {
+      key: 'k2',
+      fingerprint: fingerprintOf(req('k2').request, req('k2').payload),
+      request: req('k2').request,
+      nowMs: clock.now().getTime(),
+      ttlMs: IDEMPOTENCY_TTL_MS,
+    };
+    // instance A claims the key, then dies before it fills in its run
+    const dead = await journal.claim(claim);
+    expect(dead.state).toBe('claimed');
+    const impatient = twoInstances({ everyMs: 250, attempts: 2 }).b;
+    const waited = await impatient.run(req('k2'), start).catch((e: unknown) => e);
+    expect(codeOf(waited)).toBe('already_running');
+    expect((waited as Error).message).toMatch(/"k2".*send the same request again/);
+    const other = await b.run(req('k2', { p: 2 }), start).catch((e: unknown) => e);
+    expect(codeOf(other)).toBe('already_exists');
+    expect(calls()).toBe(0);
+    // past the claim's bound: the next request takes the key over and starts the run
+    await dbA.query(
+      "UPDATE trellis_idempotency_keys SET pending_until = now() - interval '1 second' WHERE key = 'k2'",
+    );
+    expect(await b.run(req('k2'), start)).toMatchObject({ dagRunId: 'run-1', replayed: false });
+    // the old owner, back, can neither fill nor release the key it lost
+    if (dead.state !== 'claimed') throw new Error('unreachable');
+    await dead.fill({ ...claim, name: 'build', dagRunId: 'zombie', createdAtMs: claim.nowMs });
+    await dead.release();
+    expect((await journal.get('k2'))?.dagRunId).toBe('run-1');
+    expect(await b.run(req('k2'), start)).toEqual({ dagRunId: 'run-1', replayed: true });
+  });
+
+  it('frees the key of a failed trigger, and claims an expired key again', async () => {
+    const { clock, a, b, start } = twoInstances();
+    const failed = a.run(req('k3'), () => Promise.reject(new Error('refused')));
+    await expect(failed).rejects.toThrow('refused');
+    expect(await b.run(req('k3'), start)).toMatchObject({ dagRunId: 'run-1', replayed: false });
+    await clock.advanceBy(IDEMPOTENCY_TTL_MS - 1);
+    expect(await a.run(req('k3'), start)).toEqual({ dagRunId: 'run-1', replayed: true });
+    await clock.advanceBy(1);
+    expect(await a.run(req('k3', { p: 2 }), start)).toMatchObject({ dagRunId: 'run-2' });
+  });
+});

@@ -1,0 +1,58 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
+import { startListedInstance } from './support/pg-instance.js';
+import type { StartAll } from './support/start-all.js';
+
+/**
+ * Idempotency keys on replicated instances (issue 20, docs/ha.md): a CI retry that the load
+ * balancer sends to the other instance gets the first run, not a second one.
+ */
+let postgres: PrivatePostgres;
+let root: string;
+const instances: StartAll[] = [];
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  const databaseUrl = await postgres.createDatabase('trellis_idem');
+  root = mkdtempSync(join(tmpdir(), 'trellis-e2e-pg-idem-'));
+  mkdirSync(join(root, 'dags'));
+  writeFileSync(join(root, 'dags', 'build.yaml'), 'steps:\n  - name: s\n    command: echo hi\n');
+  for (const n of [1, 2]) await startListedInstance(instances, { root, databaseUrl, n });
+});
+
+afterAll(async () => {
+  for (const s of instances) await s.stop().catch(() => undefined);
+  await postgres.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const start = async (s: StartAll, key: string, body: unknown) => {
+  const res = await fetch(`${s.url}/api/v2/dags/build/start`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as { dagRunId?: string; code?: string; message?: string };
+  return { status: res.status, replayed: res.headers.get('Idempotent-Replayed'), ...json };
+};
+
+describe('Idempotency-Key on two instances sharing PostgreSQL', () => {
+  it('starts one run for the same request sent to both at once, and refuses another body', async () => {
+    const [a, b] = instances as [StartAll, StartAll];
+    const [x, y] = await Promise.all([
+      start(a, 'ci-42-build', { params: 'REF=main' }),
+      start(b, 'ci-42-build', { params: 'REF=main' }),
+    ]);
+    expect([x.status, y.status]).toEqual([200, 200]);
+    expect(x.dagRunId).toBeDefined();
+    expect(y.dagRunId).toBe(x.dagRunId);
+    expect([x.replayed, y.replayed].filter((r) => r === 'true')).toHaveLength(1);
+    const other = await start(b, 'ci-42-build', { params: 'REF=dev' });
+    expect(other.status).toBe(409);
+    expect(other.code).toBe('already_exists');
+    expect(other.message).toContain('ci-42-build');
+  });
+});
