@@ -5,6 +5,7 @@ import {
   createHealthProbe,
   createHttpApp,
   API_ROUTE_TABLES,
+  type DatabaseHealth,
   type HttpDeps,
   type Metrics,
 } from '@trellis/api';
@@ -12,8 +13,10 @@ import type { WorkerState } from '@trellis/coordinator';
 import { systemClock, type Config, type ConfigFlags } from '@trellis/core';
 import { IdempotentTriggers, RunReads } from '@trellis/services';
 import { FsIdempotencyJournal, dataDirProblem, type FsDagStore } from '@trellis/store';
+import type { PgDb } from '@trellis/store-pg';
 import type { CliIo } from '../io.js';
 import { VERSION } from '../version.js';
+import { databaseHealth } from './leadership-metrics.js';
 import { serveMetrics } from './serve-metrics.js';
 import { findWebRoot } from './web-root.js';
 import { dagDefinitionsOf, makeRuntime, type Runtime } from './runtime.js';
@@ -124,6 +127,10 @@ const startFleet = async (rt: Runtime, io: CliIo): Promise<boolean> => {
 const leaseAge = (ms: number | undefined): { leaseAgeMs?: number } =>
   ms === undefined ? {} : { leaseAgeMs: ms };
 
+/** With the PostgreSQL store, `GET /health` reports its latency and pool. */
+const databaseProbe = (db: PgDb | undefined): { database?: () => Promise<DatabaseHealth> } =>
+  db ? { database: () => databaseHealth(db) } : {};
+
 /** The store's part of `GET /health`: its data folder must be writable, its writes succeeding. */
 const storeProblem = async (rt: Runtime): Promise<string | undefined> => {
   const problems = [await dataDirProblem(rt.config.paths.dataDir), rt.store.writeErrors.problem()];
@@ -178,6 +185,7 @@ const httpDepsOf = (
             }),
           }
         : {}),
+      ...databaseProbe(rt.database),
     }),
     metrics: (names) => metrics.render(names),
     metricsPrivate: !rt.config.server.metricsPublic,
