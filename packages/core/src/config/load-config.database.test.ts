@@ -41,10 +41,13 @@ describe('database.poolSize', () => {
     ['-1', '-1'],
     ['"many"', '"many"'],
     ['2.5', '2.5'],
-  ])('rejects poolSize: %s in the file, naming the file, the value and the fix', async (y, shown) => {
-    const file = await writeConfig(`database:\n  url: ${URL}\n  poolSize: ${y}\n`);
-    expect(configErrorOf(() => load()).message).toBe(
-      `${file}: database.poolSize = ${shown} is invalid: ${HINT}`,
-    );
-  });
+  ])(
+    'rejects poolSize: %s in the file, naming the file, the value and the fix',
+    async (y, shown) => {
+      const file = await writeConfig(`database:\n  url: ${URL}\n  poolSize: ${y}\n`);
+      expect(configErrorOf(() => load()).message).toBe(
+        `${file}: database.poolSize = ${shown} is invalid: ${HINT}`,
+      );
+    },
+  );
 });

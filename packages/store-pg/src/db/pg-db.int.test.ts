@@ -49,10 +49,7 @@ describe('PgDb pool size', () => {
       await holder.query('SELECT pg_advisory_lock($1)', [LOCK]);
       // each query waits for the test's lock, holding its connection until the lock is let go
       const queries = Array.from({ length: POOL_SIZE + 2 }, (_, i) =>
-        db.query<{ i: number }>('SELECT pg_advisory_xact_lock_shared($1), $2::int AS i', [
-          LOCK,
-          i,
-        ]),
+        db.query<{ i: number }>('SELECT pg_advisory_xact_lock_shared($1), $2::int AS i', [LOCK, i]),
       );
       await expect.poll(blockedOnLock).toBe(POOL_SIZE);
       expect(db.pool.waitingCount).toBe(2);
