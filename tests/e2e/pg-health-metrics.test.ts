@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HealthResponse } from '@trellis/contract';
 import { MIGRATION_LOCK_KEY, PgDb, migrationStatus } from '@trellis/store-pg';
 import {
   parseExposition,
@@ -76,8 +77,8 @@ const count = async (sql: string): Promise<number> =>
 const byRole = async (): Promise<{ leader: StartAll; follower: StartAll }> => {
   let roles: unknown[] = [];
   await expect
-    .poll(async () => [...(roles = await Promise.all(instances.map(roleOf)))].sort())
-    .toEqual(['follower', 'leader'], PATIENCE);
+    .poll(async () => [...(roles = await Promise.all(instances.map(roleOf)))].sort(), PATIENCE)
+    .toEqual(['follower', 'leader']);
   const leader = instances[roles.indexOf('leader')] as StartAll;
   const follower = instances[roles.indexOf('follower')] as StartAll;
   return { leader, follower };
@@ -119,20 +120,11 @@ describe('two start-all instances started together on an empty database', () => 
   });
 });
 
-interface HealthBody {
-  role?: string;
-  leaseAgeSeconds?: number;
-  database?: {
-    latencyMs: number | null;
-    pool: { size: number; inUse: number; idle: number; waiting: number };
-  };
-}
-
-const healthOf = async (s: StartAll): Promise<HealthBody> => {
+const healthOf = async (s: StartAll): Promise<HealthResponse> => {
   const r = await callApi(`${s.url}/api/v2`, 'GET', '/health');
   expect(r.status).toBe(200);
   expect(r.body).toMatchObject({ status: 'healthy', version: expect.any(String) });
-  return r.body as HealthBody;
+  return HealthResponse.parse(r.body); // the wire schema, database field included
 };
 
 /** What a pool of `database.poolSize` may report: no more connections than its size. */
