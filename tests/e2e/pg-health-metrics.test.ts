@@ -50,11 +50,14 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
+/** The `application_name` instance `n` connects with. */
+const appOf = (n: number): string => `trellis_instance_${n}`;
+
 const start = (n: number): Promise<StartAll> =>
   startPgInstance({
     root,
     n,
-    databaseUrl,
+    databaseUrl: `${databaseUrl}?application_name=${appOf(n)}`, // its connections, by name
     lease: LEASE,
     env: { SVC_DATABASE_POOL_SIZE: String(POOL_SIZE) },
   }).then((s) => {
@@ -204,5 +207,19 @@ describe('health and metrics of the leader and the follower', () => {
       'svc_dags_total non-counter metrics should not have "_total" suffix',
     ]);
     expect(lint.status).toBe(3); // lint findings only: 1 would be an unparsable exposition
+  });
+
+  it('never opens more connections than database.poolSize (+1 heartbeat) under a burst', async () => {
+    const burst = (s: StartAll) => Promise.all(Array.from({ length: 20 }, () => healthOf(s))); // a SELECT 1 each
+    const answers = (await Promise.all(instances.map(burst))).flat();
+    for (const a of answers) expectPoolWithinSize(a.database?.pool ?? { inUse: -1, idle: -1 });
+    // idle connections stay open a while: those the burst opened are still counted here
+    const opened = await db.query<{ app: string; n: string }>(
+      `SELECT application_name AS app, count(*) AS n FROM pg_stat_activity
+        WHERE application_name LIKE 'trellis_instance_%' GROUP BY 1 ORDER BY 1`,
+    );
+    const byApp = opened.rows.map((r) => [r.app, Number(r.n)] as const);
+    expect(byApp.map(([app]) => app)).toEqual([appOf(1), appOf(2)]);
+    for (const [, n] of byApp) expect(n).toBeLessThanOrEqual(POOL_SIZE + 1);
   });
 });
