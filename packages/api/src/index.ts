@@ -22,6 +22,7 @@ export {
   type HealthAnswer,
   type HealthProbeOptions,
   type HealthVerdict,
+  type DatabaseHealth,
 } from './metrics/health.js';
 export {
   buildOpenApi,

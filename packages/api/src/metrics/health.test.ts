@@ -54,6 +54,25 @@ describe('createHealthProbe', () => {
     });
     expect(await follower()).toEqual({ error: PROBLEM, role: 'follower' });
   });
+
+  it("reports the PostgreSQL store's latency and pool beside the verdict", async () => {
+    const facts = { latencyMs: 1.25, pool: { size: 10, inUse: 2, idle: 3, waiting: 0 } };
+    const probe = createHealthProbe({
+      storeProblem: broken,
+      database: () => Promise.resolve(facts),
+    });
+    expect(await probe()).toEqual({ error: PROBLEM, database: facts });
+  });
+
+  it('reports no latency and an empty pool when the database check throws', async () => {
+    const probe = createHealthProbe({
+      storeProblem: fine,
+      database: () => Promise.reject(new Error('pool ended')),
+    });
+    expect(await probe()).toEqual({
+      database: { latencyMs: null, pool: { size: 0, inUse: 0, idle: 0, waiting: 0 } },
+    });
+  });
 });
 
 describe('healthAnswer', () => {
@@ -77,6 +96,11 @@ describe('healthAnswer', () => {
     expect(a.status).toBe(503);
     expect(a.body).toMatchObject({ status: 'unhealthy', error: PROBLEM, role: 'leader' });
     expect(a.body.leaseAgeSeconds).toBe(0.5);
+  });
+
+  it("carries the database's facts into the body", () => {
+    const database = { latencyMs: null, pool: { size: 4, inUse: 4, idle: 0, waiting: 2 } };
+    expect(healthAnswer({ database }, 'v', startedAt, now).body.database).toEqual(database);
   });
 
   it('never reports a negative uptime (a clock stepped back)', () => {

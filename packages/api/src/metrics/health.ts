@@ -9,6 +9,21 @@ export interface HealthProbeOptions {
    * queues, recovery, retention) or follows, and its lease's age; absent otherwise.
    */
   readonly leadership?: () => { readonly leader: boolean; readonly leaseAgeMs?: number };
+  /** With the PostgreSQL store: one round trip's time and the pool's use; absent otherwise. */
+  readonly database?: () => Promise<DatabaseHealth>;
+}
+
+/** The PostgreSQL store's part of `GET /health` (beyond the spec). */
+export interface DatabaseHealth {
+  /** One `SELECT 1` round trip (pool wait included), in ms; null when it failed or timed out. */
+  readonly latencyMs: number | null;
+  /** The pool's connections: `size` is `database.poolSize`; `waiting` counts queued queries. */
+  readonly pool: {
+    readonly size: number;
+    readonly inUse: number;
+    readonly idle: number;
+    readonly waiting: number;
+  };
 }
 
 /** A probe's verdict: `error` names every failing part; absent means healthy. */
@@ -18,6 +33,8 @@ export interface HealthVerdict {
   readonly role?: 'leader' | 'follower';
   /** Seconds since the leader last renewed its lease (the leader only; beyond the spec). */
   readonly leaseAgeSeconds?: number;
+  /** The PostgreSQL store's latency and pool (beyond the spec). */
+  readonly database?: DatabaseHealth;
 }
 
 const roleOf = (l: HealthProbeOptions['leadership']): Omit<HealthVerdict, 'error'> => {
@@ -37,6 +54,12 @@ const isAlive = (check: () => boolean): boolean => {
   }
 };
 
+const NO_POOL = { size: 0, inUse: 0, idle: 0, waiting: 0 } as const;
+
+/** The database's facts; a check that throws reports no latency and an empty pool. */
+const databaseOf = (check: () => Promise<DatabaseHealth>): Promise<DatabaseHealth> =>
+  check().catch(() => ({ latencyMs: null, pool: NO_POOL }));
+
 /**
  * The health probe behind `GET /health` (`HttpDeps.health`; spec: System, Errors "503 unhealthy,
  * scheduler not responding"): asks the store (its data directory must be writable) and the
@@ -51,8 +74,11 @@ export const createHealthProbe =
     if (options.schedulerAlive && !isAlive(options.schedulerAlive)) {
       problems.push('the scheduler is not responding');
     }
-    const role = roleOf(options.leadership);
-    return problems.length === 0 ? role : { error: problems.join('; '), ...role };
+    const facts = {
+      ...roleOf(options.leadership),
+      ...(options.database ? { database: await databaseOf(options.database) } : {}),
+    };
+    return problems.length === 0 ? facts : { error: problems.join('; '), ...facts };
   };
 
 /** `GET /health`'s answer (spec: System): 200 healthy, or 503 with the verdict's `error`. */
@@ -66,6 +92,7 @@ export interface HealthAnswer {
     readonly error?: string;
     readonly role?: 'leader' | 'follower';
     readonly leaseAgeSeconds?: number;
+    readonly database?: DatabaseHealth;
   };
 }
 
@@ -85,5 +112,6 @@ export const healthAnswer = (
     ...(verdict.error ? { error: verdict.error } : {}),
     ...(verdict.role ? { role: verdict.role } : {}),
     ...(verdict.leaseAgeSeconds !== undefined ? { leaseAgeSeconds: verdict.leaseAgeSeconds } : {}),
+    ...(verdict.database ? { database: verdict.database } : {}),
   },
 });

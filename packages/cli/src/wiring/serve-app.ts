@@ -4,6 +4,7 @@ import {
   createHealthProbe,
   createHttpApp,
   API_ROUTE_TABLES,
+  type DatabaseHealth,
   type HttpDeps,
   type Metrics,
 } from '@trellis/api';
@@ -11,8 +12,10 @@ import type { WorkerState } from '@trellis/coordinator';
 import { systemClock, type Config, type ConfigFlags } from '@trellis/core';
 import { RunReads } from '@trellis/services';
 import { dataDirProblem, type FsDagStore } from '@trellis/store';
+import type { PgDb } from '@trellis/store-pg';
 import type { CliIo } from '../io.js';
 import { VERSION } from '../version.js';
+import { databaseHealth } from './leadership-metrics.js';
 import { serveMetrics } from './serve-metrics.js';
 import { findWebRoot } from './web-root.js';
 import { dagDefinitionsOf, makeRuntime, type Runtime } from './runtime.js';
@@ -125,6 +128,10 @@ const startFleet = async (rt: Runtime, io: CliIo): Promise<boolean> => {
 const leaseAge = (ms: number | undefined): { leaseAgeMs?: number } =>
   ms === undefined ? {} : { leaseAgeMs: ms };
 
+/** With the PostgreSQL store, `GET /health` reports its latency and pool. */
+const databaseProbe = (db: PgDb | undefined): { database?: () => Promise<DatabaseHealth> } =>
+  db ? { database: () => databaseHealth(db) } : {};
+
 /** The store's part of `GET /health`: its data folder must be writable, its writes succeeding. */
 const storeProblem = async (rt: Runtime): Promise<string | undefined> => {
   const problems = [await dataDirProblem(rt.config.paths.dataDir), rt.store.writeErrors.problem()];
@@ -172,6 +179,7 @@ const httpDepsOf = (
             }),
           }
         : {}),
+      ...databaseProbe(rt.database),
     }),
     metrics: (names) => metrics.render(names),
     metricsPrivate: !rt.config.server.metricsPublic,

@@ -14,6 +14,21 @@ export const HealthResponse = z.object({
   role: z.enum(['leader', 'follower']).optional(),
   /** Beyond the spec: seconds since the leader last renewed its lease (the leader only). */
   leaseAgeSeconds: z.number().optional(),
+  /**
+   * Beyond the spec: with the PostgreSQL store, one `SELECT 1` round trip in ms (null when the
+   * database did not answer within 2 s) and the connection pool's use.
+   */
+  database: z
+    .object({
+      latencyMs: z.number().nullable(),
+      pool: z.object({
+        size: z.number().int(),
+        inUse: z.number().int(),
+        idle: z.number().int(),
+        waiting: z.number().int(),
+      }),
+    })
+    .optional(),
 });
 
 export type HealthResponse = z.infer<typeof HealthResponse>;
