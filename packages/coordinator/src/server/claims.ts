@@ -58,7 +58,13 @@ export class Claims {
     // The record as saved: after a retry it is not the first one read.
     const taken = await this.#take(req, ref, root, record);
     if (typeof taken === 'string') return refuse(taken);
-    const runLogSize = await logSize;
+    // The claim is saved: a failed read here is answered UNAVAILABLE, so the worker asks again
+    // and is granted the run it owns (#repeat) instead of leaving it owned and never run.
+    const runLogSize = await logSize.catch((e: unknown) => {
+      throw unavailable(
+        `reading the log of run ${ref.dagRunId} to claim it: ${(e as Error).message}`,
+      );
+    });
     return {
       granted: true,
       reason: '',
@@ -86,9 +92,19 @@ export class Claims {
     const taken = (): string | undefined => {
       const tracked = this.#ctx.runs.get(ref, root);
       if (tracked?.finishing) return `run ${ref.dagRunId} is being ended before a worker took it`;
-      if (tracked?.claiming !== undefined && !(retry && tracked.claiming === req))
+      const claiming = tracked?.claiming;
+      if (claiming !== undefined && !(retry && claiming === req)) {
+        // the same worker asking again while its earlier request still saves (its answer was
+        // late or lost): told to ask again, not refused, or the run stays its and never runs
+        if (claiming.workerId === req.workerId)
+          throw unavailable(
+            `run ${ref.dagRunId} is being claimed by this worker's earlier request; send the claim again`,
+          );
         return `run ${ref.dagRunId} is being claimed by another worker's request`;
-      if (tracked?.workerId !== undefined)
+      }
+      // Held for this same worker: its claim was saved but the answer lost (a late or failed
+      // reply); the stored owner decides below (#repeat: the same process, not running it).
+      if (tracked?.workerId !== undefined && tracked.workerId !== req.workerId)
         return `run ${ref.dagRunId} was already claimed by worker "${tracked.workerId}"`;
       return undefined;
     };

@@ -1,4 +1,4 @@
-import { isFinalRunStatus } from '@trellis/core';
+import { AppError, ErrorCode, isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { RunningTask } from '../registry/worker-registry.js';
 import type { CoordinatorContext } from './coordinator-context.js';
@@ -117,7 +117,14 @@ export class HeartbeatReconcile {
 
   async #adoptOrDrop(workerId: string, t: RunningTask): Promise<void> {
     const { ref, root } = refsOf(t);
-    const stored = await this.#ctx.deps.store.getRun(ref, { root }).catch(() => undefined);
+    // only a run the store does not have is unknown; the store away decides nothing (the next
+    // heartbeat asks again), or a pool time-out would drop a run the worker rightly runs
+    let stored: DagRunRecord | undefined;
+    try {
+      stored = await this.#ctx.deps.store.getRun(ref, { root });
+    } catch (e) {
+      if (!AppError.is(e) || e.code !== ErrorCode.NotFound) return;
+    }
     if (this.#ctx.runs.get(ref, root) !== undefined) return; // claimed or reported meanwhile
     if (stored === undefined && t.parentDagRunId !== '') return; // its first report creates it
     if (stored !== undefined && isWorkersRunning(stored, workerId)) {

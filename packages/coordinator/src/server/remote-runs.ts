@@ -29,7 +29,7 @@ export interface RemoteRun {
    * The claim being saved (or retried after another write landed first): other claims of the
    * run are refused meanwhile; only that claim undoes its hold.
    */
-  claiming?: object | undefined;
+  claiming?: { readonly workerId: string } | undefined;
   /** When its stored record was last checked for a claim made elsewhere (ms since the epoch). */
   checkedAtMs?: number;
 }

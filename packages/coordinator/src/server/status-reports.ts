@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { isFinalRunStatus } from '@trellis/core';
+import { AppError, ErrorCode, isFinalRunStatus } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { StatusAck, StatusReport } from '../wire/messages.js';
 import type { CoordinatorContext } from './coordinator-context.js';
@@ -103,7 +103,14 @@ export class StatusReports {
     record: DagRunRecord,
   ): Promise<{ run: RemoteRun; created: boolean } | StatusAck> {
     const { store } = this.#ctx.deps;
-    const existing = await store.getRun(ref, { root }).catch(() => undefined);
+    // only a run the store does not have is unknown; the store away is UNAVAILABLE, so the
+    // worker sends the report again (INVALID_ARGUMENT would make it throw the report away)
+    const existing = await store.getRun(ref, { root }).catch((e: unknown) => {
+      if (AppError.is(e) && e.code === ErrorCode.NotFound) return undefined;
+      throw unavailable(
+        `reading run ${ref.dagRunId} to apply report ${req.seq}: ${(e as Error).message}; send it again`,
+      );
+    });
     if (existing === undefined) {
       if (req.snapshotJson === '' || record.parent === undefined)
         throw badArg(`run ${ref.dagRunId} of DAG "${ref.name}" is unknown to this coordinator`);

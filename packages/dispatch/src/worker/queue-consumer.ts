@@ -175,7 +175,11 @@ export class QueueConsumer {
           processStart: this.#deps.owner.processStart,
         });
       } catch (e) {
-        if (!isUnavailable(e)) throw e;
+        if (!isUnavailable(e)) {
+          // not retried: said, so a run whose claim went wrong can be traced on this worker
+          this.#deps.log(`claiming run ${record.dagRunId} failed: ${(e as Error).message}`);
+          throw e;
+        }
         await this.#deps.clock.sleep(wait).catch(() => undefined);
         wait = Math.min(wait * 2, 2_000);
       }
