@@ -58,24 +58,27 @@ describe('a claim saved but not answered', () => {
     expect(c.store.peek(ref())?.status).toBe(RunStatus.Succeeded);
   });
 
-  it('asked again while the first request still saves: told to ask again (UNAVAILABLE), not refused', async () => {
+  it('asked again while the first request still saves: waits for it, then granted without a second write', async () => {
     const c = queuedRun();
     const real = c.store.saveRunIf.bind(c.store);
     let release: () => void = () => undefined;
     const held = new Promise<void>((r) => (release = r));
+    let saves = 0;
     c.store.saveRunIf = async (rec: DagRunRecord, expect: number) => {
+      saves += 1;
       await held;
       return real(rec, expect);
     };
     const first = c.claims.claim(claimOf());
     await new Promise((r) => setImmediate(r));
-    await expect(c.claims.claim(claimOf())).rejects.toMatchObject({
-      code: grpc.status.UNAVAILABLE,
-    });
+    const second = c.claims.claim(claimOf()); // the first's answer came too late for the worker
     expect(await c.claims.claim(claimOf('w2'))).toMatchObject({ granted: false });
     release();
-    await first;
-    expect((await c.claims.claim(claimOf())).granted).toBe(true);
+    expect((await first).granted).toBe(true);
+    const again = await second;
+    expect(again.granted).toBe(true);
+    expect(JSON.parse(again.recordJson)).toEqual(c.store.peek(ref()));
+    expect(saves).toBe(1); // granted as stored: the revision its reports follow is not bumped
   });
 
   it('is not granted again while the worker lists the run as running', async () => {
@@ -106,5 +109,34 @@ describe('the store away while a worker reports or lists a run this coordinator 
     c.store.getRun = real;
     await c.beat('w1', [{ ref: ref() }]); // the store back: adopted as the worker's
     expect(c.ctx.runs.get(ref(), ref())).toMatchObject({ workerId: 'w1' });
+  });
+});
+
+describe('a late claim on one coordinator after the worker was granted through another', () => {
+  it('writes nothing: the reports of the run the worker runs are still written', async () => {
+    const a = queuedRun();
+    const b = setup(a.store); // a second coordinator on the same store
+    const real = a.store.saveRunIf.bind(a.store);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let slow = true;
+    a.store.saveRunIf = async (rec: DagRunRecord, expect: number) => {
+      if (slow) {
+        slow = false;
+        await held; // the claim on A saves late; the worker gave up on it and moved to B
+      }
+      return real(rec, expect);
+    };
+    const stray = a.claims.claim(claimOf());
+    await new Promise((r) => setImmediate(r));
+    const granted = await b.claims.claim(claimOf());
+    expect(granted.granted).toBe(true);
+    const given = JSON.parse(granted.recordJson) as DagRunRecord;
+    release();
+    await stray; // its save loses the race, and it finds the run its worker's: nothing written
+    expect(a.store.peek(ref())?.revision).toBe(given.revision);
+    const done = { ...given, revision: given.revision + 1, status: RunStatus.Succeeded };
+    await b.reports.report(report(1, done));
+    expect(a.store.peek(ref())?.status).toBe(RunStatus.Succeeded);
   });
 });

@@ -39,6 +39,7 @@ export class Claims {
     if (held !== undefined)
       // Cordoned or drained while it fetched the job: the run goes back to its queue.
       return { ...refuse(`worker "${req.workerId}" is ${held}`), requeue: true };
+    await this.#afterOwnClaims(req, ref, root);
     const record = await this.#claimable(req, ref, root);
     if (typeof record === 'string') return refuse(record);
     const tracked = this.#ctx.runs.get(ref, root);
@@ -72,6 +73,18 @@ export class Claims {
       logDir: this.#ctx.deps.logDir,
       runLogSize,
     };
+  }
+
+  /**
+   * Waits while an earlier claim of the same worker for the run is still being saved (its
+   * answer came late, past the worker's deadline): this one is then decided on what it saved.
+   */
+  async #afterOwnClaims(req: ClaimRequest, ref: RunRef, root: RunRef): Promise<void> {
+    for (;;) {
+      const held = this.#ctx.runs.get(ref, root);
+      if (held?.claiming?.workerId !== req.workerId || held.claimSettled === undefined) return;
+      await held.claimSettled;
+    }
   }
 
   /** Resolves once every claim save is on disk. */
@@ -155,14 +168,37 @@ export class Claims {
     root: RunRef,
     first: DagRunRecord,
   ): Promise<DagRunRecord | string> {
-    const { deps } = this.#ctx;
     const tracked = this.#ctx.runs.get(ref, root);
     const run = tracked ?? this.#tracker.track(ref, root, req.workerId, {});
     run.claiming = req;
     run.workerId = req.workerId;
+    let settle: () => void = () => undefined;
+    run.claimSettled = new Promise<void>((r) => (settle = r));
+    try {
+      return await this.#takeHeld(req, ref, root, first, run, tracked);
+    } finally {
+      settle();
+    }
+  }
+
+  /** {@link #take} once the run is held for `req`. */
+  async #takeHeld(
+    req: ClaimRequest,
+    ref: RunRef,
+    root: RunRef,
+    first: DagRunRecord,
+    run: RemoteRun,
+    tracked: RemoteRun | undefined,
+  ): Promise<DagRunRecord | string> {
+    const { deps } = this.#ctx;
     const release = (): void => this.#release(run, req, tracked === undefined);
     let record: DagRunRecord | string = first;
     for (let attempt = 1; ; attempt++) {
+      // Already this worker process's (a claim it made was saved, here or through another
+      // coordinator, and its answer lost; #claimable checked the process and that it does not
+      // run it): granted as stored, nothing written, so a late request never bumps the
+      // revision under the reports of the run it runs.
+      if (record.owner?.workerId === req.workerId) break;
       const read = record.revision;
       this.#own(req, record);
       if (await this.#swap(record, read, release)) break;

@@ -30,6 +30,8 @@ export interface RemoteRun {
    * run are refused meanwhile; only that claim undoes its hold.
    */
   claiming?: { readonly workerId: string } | undefined;
+  /** Resolves when the claim being saved is decided (granted or refused). */
+  claimSettled?: Promise<void> | undefined;
   /** When its stored record was last checked for a claim made elsewhere (ms since the epoch). */
   checkedAtMs?: number;
 }
