@@ -2,28 +2,18 @@ import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { AppError, ErrorCode, RunStatus } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
-import { record, ref, report, setup } from '../../test/support/coordinator-rooms.js';
+import {
+  claimOf,
+  queuedRun,
+  record,
+  ref,
+  report,
+  setup,
+} from '../../test/support/coordinator-rooms.js';
 
 // A claim saved on the coordinator whose answer never reached the worker (a failed read after
 // the save, a late answer past the worker's deadline): the run was owned and never run. Found
 // by the HA fault test (runs left running on live workers after a kill -9 under load).
-
-const claimOf = (workerId = 'w1', pid = 1) => ({
-  workerId,
-  run: ref(),
-  root: ref(),
-  host: 'h',
-  pid,
-  processStart: '',
-});
-
-const queuedRun = () => {
-  const c = setup();
-  const queued = record('r1', RunStatus.Queued);
-  c.store.put(queued);
-  c.tracker.expect(queued, {});
-  return c;
-};
 
 const unavailableStore = (): AppError =>
   new AppError(ErrorCode.ServiceUnavailable, 'timeout exceeded when trying to connect');

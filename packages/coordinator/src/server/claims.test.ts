@@ -2,28 +2,10 @@ import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
-import { record, ref, report, setup } from '../../test/support/coordinator-rooms.js';
-
-const claimOf = (workerId = 'w1', pid = 1) => ({
-  workerId,
-  run: ref(),
-  root: ref(),
-  host: 'h',
-  pid,
-  processStart: '',
-});
-
-/** A queued run `r1` on a dispatch queue of the coordinator `setup()` gives. */
-const queuedRun = () => {
-  const c = setup();
-  const queued = record('r1', RunStatus.Queued);
-  c.store.put(queued);
-  c.tracker.expect(queued, {});
-  return c;
-};
+import { claimOf, queuedRun, ref, report } from '../../test/support/coordinator-rooms.js';
 
 /** The next claim save of `c` finds the stored record changed once (another write landed). */
-const changedBeforeNextSave = (c: ReturnType<typeof setup>): void => {
+const changedBeforeNextSave = (c: ReturnType<typeof queuedRun>): void => {
   const real = c.store.saveRunIf.bind(c.store);
   let changed = false;
   c.store.saveRunIf = (rec: DagRunRecord, expect: number) => {

@@ -109,3 +109,22 @@ export const report = (seq: number, rec: DagRunRecord, workerId = 'w1') => ({
   recordJson: JSON.stringify(rec),
   snapshotJson: '',
 });
+
+/** A claim of run `r1` by `workerId`'s process `pid` on host `h`. */
+export const claimOf = (workerId = 'w1', pid = 1) => ({
+  workerId,
+  run: ref(),
+  root: ref(),
+  host: 'h',
+  pid,
+  processStart: '',
+});
+
+/** A queued run `r1` on a dispatch queue of the coordinator `setup(store)` gives. */
+export const queuedRun = (store?: MemoryCoordinatorStore) => {
+  const c = setup(store);
+  const queued = record('r1', RunStatus.Queued);
+  c.store.put(queued);
+  c.tracker.expect(queued, {});
+  return c;
+};
