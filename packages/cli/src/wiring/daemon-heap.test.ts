@@ -168,8 +168,10 @@ describe('v8Heap (the real heap)', () => {
     heap.collect(false); // promoted: the objects fill some 25 MB of old-space pages
     for (let i = 0; i < junk.length; i++) if (i % 256 !== 0) junk[i] = undefined;
     heap.collect(true); // one object in 256 is left on every page
+    const slack = heap.slack();
     const { committed, used } = oldSpace();
-    expect(heap.slack()).toBe(committed - used);
+    // the same measure read twice: anything the runner allocates between the reads moves it
+    expect(Math.abs(slack - (committed - used))).toBeLessThan(MiB);
     // without compaction those pages stay: some 25 MB committed beyond what is used (under 1 MB
     // with it: the page being allocated on, and what the test runner allocated meanwhile)
     expect(committed - used).toBeLessThan(4 * MiB);
