@@ -1,11 +1,5 @@
-export {
-  ANY_QUEUE,
-  canonicalSelector,
-  matchesSelector,
-  parseLabels,
-  selectorOfQueue,
-  type Labels,
-} from './registry/selector.js';
+// the worker's side (client, address ring, selectors, wire messages) is exported once, in client.ts
+export * from './client.js';
 export { HEALTHY_MS, UNHEALTHY_MS, WorkerHealth, healthOf } from './registry/worker-health.js';
 export {
   WorkerRegistry,
@@ -31,21 +25,6 @@ export type {
 export { MemoryFleet } from './fleet/memory-fleet.js';
 export type { ChildRunsPort, ChildStart } from './server/child-runs-port.js';
 export type { CoordinatorStore, RootScope } from './server/coordinator-store.js';
-export { isTlsEnabled, type TlsFiles } from './server/credentials.js';
+export { isTlsEnabled } from './server/credentials.js';
 export { makeCa, makeLeaf, type CertPair } from './auth/certs.js';
-export {
-  AddressRing,
-  parseAddresses,
-  retryWaitMs,
-  SOFT_FAILURES_TO_MOVE,
-} from './client/address-ring.js';
-export {
-  CoordinatorClient,
-  isRefused,
-  isUnavailable,
-  isWorkerRefused,
-  type CoordinatorClientOptions,
-} from './client/coordinator-client.js';
-export type { LogStream } from './client/log-stream.js';
-export type * from './wire/messages.js';
 export { PROTOCOL_VERSION } from './wire/protocol.js';

@@ -1,24 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppError } from '@trellis/core';
 import { IDEMPOTENCY_TTL_MS, IdempotentTriggers, fingerprintOf } from '@trellis/services';
-import { FakeClock, startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { PgDb } from '../db/pg-db.js';
-import { migrate } from '../migrate/migrations.js';
+import { FakeClock } from '@trellis/testkit';
+import type { PgDb } from '../db/pg-db.js';
+import { useMigratedPg } from '../../test/support/migrated-pg.js';
 import { PgIdempotencyJournal } from './pg-idempotency-journal.js';
 
-let pg: PrivatePostgres;
-let dbA: PgDb;
-let dbB: PgDb;
-beforeAll(async () => {
-  pg = await startPostgres();
-  dbA = new PgDb({ url: pg.url, poolSize: 2 });
-  dbB = new PgDb({ url: pg.url, poolSize: 2 });
-  await migrate(dbA);
-});
-afterAll(async () => {
-  await Promise.all([dbA.end(), dbB.end()]);
-  await pg.stop();
-});
+/** Two instances' pools on one migrated database. */
+const pools = useMigratedPg({ pools: 2 });
 
 /** Two instances (one pool each) on one database; a clock whose sleeps pass at once. */
 const twoInstances = (pendingWait = { everyMs: 250, attempts: 10_000 }) => {
@@ -27,7 +16,7 @@ const twoInstances = (pendingWait = { everyMs: 250, attempts: 10_000 }) => {
     new IdempotentTriggers({ journal: new PgIdempotencyJournal({ db }), clock, pendingWait });
   let calls = 0;
   const start = () => Promise.resolve({ name: 'build', dagRunId: `run-${++calls}` });
-  return { clock, a: of(dbA), b: of(dbB), start, calls: () => calls };
+  return { clock, a: of(pools.db(0)), b: of(pools.db(1)), start, calls: () => calls };
 };
 const req = (key: string, payload: unknown = { p: 1 }) => ({
   key,
@@ -66,7 +55,7 @@ describe('PgIdempotencyJournal behind IdempotentTriggers on two instances', () =
 
   it('waits a bounded time for a pending key, and takes it over once its owner died', async () => {
     const { clock, b, start, calls } = twoInstances();
-    const journal = new PgIdempotencyJournal({ db: dbA });
+    const journal = new PgIdempotencyJournal({ db: pools.db(0) });
     const claim = {
       key: 'k2',
       fingerprint: fingerprintOf(req('k2').request, req('k2').payload),
@@ -85,9 +74,11 @@ describe('PgIdempotencyJournal behind IdempotentTriggers on two instances', () =
     expect(codeOf(other)).toBe('already_exists');
     expect(calls()).toBe(0);
     // past the claim's bound: the next request takes the key over and starts the run
-    await dbA.query(
-      "UPDATE trellis_idempotency_keys SET pending_until = now() - interval '1 second' WHERE key = 'k2'",
-    );
+    await pools
+      .db(0)
+      .query(
+        "UPDATE trellis_idempotency_keys SET pending_until = now() - interval '1 second' WHERE key = 'k2'",
+      );
     expect(await b.run(req('k2'), start)).toMatchObject({ dagRunId: 'run-1', replayed: false });
     // the old owner, back, can neither fill nor release the key it lost
     if (dead.state !== 'claimed') throw new Error('unreachable');

@@ -1,25 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RunStatus, systemClock } from '@trellis/core';
 import { currentOwner } from '@trellis/store';
-import { makeRunRecord, startPostgres, type PrivatePostgres } from '@trellis/testkit';
+import { makeRunRecord } from '@trellis/testkit';
 import type { Dag, DagRunRecord, RunOwner } from '@trellis/spec';
-import { PgDb } from '../db/pg-db.js';
-import { migrate } from '../migrate/migrations.js';
+import type { PgDb } from '../db/pg-db.js';
+import { useMigratedPg } from '../../test/support/migrated-pg.js';
 import { PgRunStore } from '../runs/pg-run-store.js';
 import { InstanceHeartbeat, type InstanceLiveness } from './instance-heartbeat.js';
 
-let pg: PrivatePostgres;
+const pools = useMigratedPg({ pools: 1, database: 'liveness' });
 let url: string;
 let db: PgDb;
-beforeAll(async () => {
-  pg = await startPostgres();
-  url = await pg.createDatabase('liveness');
-  db = new PgDb({ url, poolSize: 2 });
-  await migrate(db);
-});
-afterAll(async () => {
-  await db.end();
-  await pg.stop();
+beforeAll(() => {
+  url = pools.url();
+  db = pools.db(0);
 });
 
 const STALE_MS = 60_000;

@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RunStatus, systemClock } from '@trellis/core';
 import type { Dag } from '@trellis/spec';
-import { makeRunRecord, startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { PgDb } from '../db/pg-db.js';
-import { migrate } from '../migrate/migrations.js';
+import { makeRunRecord } from '@trellis/testkit';
+import type { PgDb } from '../db/pg-db.js';
+import { useMigratedPg } from '../../test/support/migrated-pg.js';
 import { PgRunStore } from '../runs/pg-run-store.js';
 import { fencedDb, FencedWriteError } from './fenced-db.js';
 import { PgLease } from './pg-lease.js';
 
-let pg: PrivatePostgres;
+const pools = useMigratedPg({ pools: 1, poolSize: 6 });
 let db: PgDb;
-beforeAll(async () => {
-  pg = await startPostgres();
-  db = new PgDb({ url: pg.url, poolSize: 6 });
-  await migrate(db);
-});
-afterAll(async () => {
-  await db.end();
-  await pg.stop();
+beforeAll(() => {
+  db = pools.db(0);
 });
 
 const DAG = { name: 'etl', params: [] } as unknown as Dag;

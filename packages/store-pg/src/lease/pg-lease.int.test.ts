@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { PgDb } from '../db/pg-db.js';
-import { migrate } from '../migrate/migrations.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PgDb } from '../db/pg-db.js';
+import { useMigratedPg } from '../../test/support/migrated-pg.js';
 import { PgLease } from './pg-lease.js';
 import { PgScheduleFires } from './schedule-fires.js';
 
-let pg: PrivatePostgres;
+const pools = useMigratedPg({ pools: 1, poolSize: 4 });
 let db: PgDb;
-beforeAll(async () => {
-  pg = await startPostgres();
-  db = new PgDb({ url: pg.url, poolSize: 4 });
-  await migrate(db);
-});
-afterAll(async () => {
-  await db.end();
-  await pg.stop();
+beforeAll(() => {
+  db = pools.db(0);
 });
 
 describe('PgLease', () => {

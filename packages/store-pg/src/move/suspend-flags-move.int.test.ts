@@ -4,25 +4,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { systemClock } from '@trellis/core';
 import { FsRunStore } from '@trellis/store';
-import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { PgDb } from '../db/pg-db.js';
-import { migrate } from '../migrate/migrations.js';
+import type { PgDb } from '../db/pg-db.js';
+import { useMigratedPg } from '../../test/support/migrated-pg.js';
 import { copyFilesToPg } from './files-to-pg.js';
 import { reportLines } from './move-report.js';
 import { exportPgToFiles } from './pg-to-files.js';
 
-let pg: PrivatePostgres;
+const pools = useMigratedPg({ pools: 1, database: 'move_flags' });
 let dir: string;
 let db: PgDb;
-beforeAll(async () => {
-  pg = await startPostgres();
-  db = new PgDb({ url: await pg.createDatabase('move_flags'), poolSize: 2 });
-  await migrate(db);
+beforeAll(() => {
+  db = pools.db(0);
   dir = mkdtempSync(join(tmpdir(), 'trellis-move-flags-'));
 });
-afterAll(async () => {
-  await db.end();
-  await pg.stop();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
