@@ -62,8 +62,9 @@ describe('PgScheduleFires.claimFenced', () => {
     const b = new PgLease({ db, name: 'leader-f', holder: 'fb', ttlMs: 60_000 });
     expect(await a.tryAcquire()).toBe(true);
     const tokenA = a.token ?? 0;
-    const firesA = new PgScheduleFires(db, 'fa');
-    const firesB = new PgScheduleFires(db, 'fb');
+    // these fire times are long past: no pruning here (the next test prunes)
+    const firesA = new PgScheduleFires(db, 'fa', { everyMs: Number.POSITIVE_INFINITY });
+    const firesB = new PgScheduleFires(db, 'fb', { everyMs: Number.POSITIVE_INFINITY });
     const at = new Date('2026-01-01T00:01:00Z');
     const fence = { lease: 'leader-f', token: tokenA };
     expect(await firesA.claimFenced('fenced-dag', at, fence)).toBe('claimed');
@@ -84,4 +85,38 @@ describe('PgScheduleFires.claimFenced', () => {
     expect(rows.rows.map((r) => r.fired_by)).toEqual(['fa', 'fb']);
     expect((await firesA.lastFireOfAll())?.getTime()).toBeGreaterThanOrEqual(next.getTime());
   });
+
+  it('prunes fires older than keepMs after a claim, keeping the newest of all', async () => {
+    const lease = new PgLease({ db, name: 'leader-p', holder: 'p', ttlMs: 60_000 });
+    expect(await lease.tryAcquire()).toBe(true);
+    const fence = { lease: 'leader-p', token: lease.token ?? 0 };
+    const raw = new PgScheduleFires(db, 'p', { everyMs: Number.POSITIVE_INFINITY });
+    const warnings: string[] = [];
+    const fires = new PgScheduleFires(db, 'p', {
+      keepMs: 24 * HOUR,
+      everyMs: 0,
+      warn: (l) => warnings.push(l),
+    });
+    const ago = (hours: number) => new Date(Date.now() - hours * HOUR);
+    await db.query('DELETE FROM trellis_schedule_fires');
+    await raw.claim('prune-a', ago(50));
+    await raw.claim('prune-a', ago(30));
+    await raw.claim('prune-b', ago(2));
+    expect(await fires.claimFenced('prune-c', ago(1), fence)).toBe('claimed');
+    expect(await firesNamed()).toEqual(['prune-b', 'prune-c']);
+    // when every fire is old, the newest of all stays: a new leader resumes from it
+    await db.query('DELETE FROM trellis_schedule_fires');
+    await raw.claim('prune-d', ago(60));
+    expect(await fires.claimFenced('prune-e', ago(40), fence)).toBe('claimed');
+    expect(await firesNamed()).toEqual(['prune-e']);
+    expect(warnings).toEqual([]);
+  });
 });
+
+const HOUR = 3_600_000;
+const firesNamed = async (): Promise<string[]> =>
+  (
+    await db.query<{ dag_name: string }>(
+      'SELECT dag_name FROM trellis_schedule_fires ORDER BY fire_at',
+    )
+  ).rows.map((r) => r.dag_name);

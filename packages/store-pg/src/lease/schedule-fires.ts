@@ -1,15 +1,34 @@
 import type { PgDb } from '../db/pg-db.js';
 
+/** How the leader keeps the fire ledger short (docs/decisions.md, "Pruning the schedule-fire ledger"). */
+export interface FirePruning {
+  readonly keepMs: number;
+  readonly everyMs: number;
+  readonly warn: (line: string) => void;
+}
+
+const DEFAULT_PRUNING: FirePruning = {
+  keepMs: 24 * 3_600_000,
+  everyMs: 3_600_000,
+  warn: (line) => console.warn(line),
+};
+
 /**
  * Schedule fires in the database: `claim` records that a DAG's schedule fired for the time
  * `at`, once across every instance (the first claim wins), so a fire is neither missed by a
  * hand-over nor doubled by two schedulers.
  */
 export class PgScheduleFires {
+  readonly #prune: FirePruning;
+  #prunedAt = 0;
+
   constructor(
     private readonly db: PgDb,
     private readonly instance: string,
-  ) {}
+    pruning: Partial<FirePruning> = {},
+  ) {
+    this.#prune = { ...DEFAULT_PRUNING, ...pruning };
+  }
 
   /** True for the one caller that claimed the fire of `dagName` at `at`; false for the rest. */
   async claim(dagName: string, at: Date): Promise<boolean> {
@@ -41,8 +60,32 @@ export class PgScheduleFires {
       [dagName, at, this.instance, fence.lease, fence.token],
     );
     const row = r.rows[0];
-    if (row?.claimed === true) return 'claimed';
-    return row?.held === true ? 'taken' : 'fenced';
+    if (row?.claimed !== true) return row?.held === true ? 'taken' : 'fenced';
+    await this.#pruneNow();
+    return 'claimed';
+  }
+
+  /**
+   * Deletes fires older than `keepMs` except the newest of all (a new leader resumes from it),
+   * at most once per `everyMs`: run by the leader after a claim, so the ledger stays about a
+   * day long whatever the schedules. A failed prune is reported and tried at the next claim.
+   */
+  async #pruneNow(): Promise<void> {
+    const now = Date.now();
+    if (now - this.#prunedAt < this.#prune.everyMs) return;
+    this.#prunedAt = now;
+    try {
+      await this.db.query(
+        `DELETE FROM trellis_schedule_fires WHERE fire_at < $1
+           AND fire_at < (SELECT max(fire_at) FROM trellis_schedule_fires)`,
+        [new Date(now - this.#prune.keepMs)],
+      );
+    } catch (e) {
+      this.#prunedAt = 0;
+      this.#prune.warn(
+        `scheduler: old schedule fires could not be pruned (tried again at the next fire): ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
   }
 
   /** The latest fire time recorded for any DAG, or undefined. */
