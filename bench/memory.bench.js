@@ -62,8 +62,13 @@ export default async function run() {
       // binary's pages it shares with the server) stays until 60 s without a step
       const tree = treeMb(server.pid);
       const rss = rssMb(server.pid);
+      const heap = await heapOf(server);
+      // and once the server's settling GC has run (wiring/daemon-heap.ts: 6 quiet 1 s checks
+      // after the first trim), to tell the garbage of the burst from what the history holds
+      await sleep(9000);
       rows.push(
-        `${n}: ${tree.toFixed(1)} MB (server ${rss.toFixed(1)}, its heap ${await heapOf(server)} MB used/total)`,
+        `${n}: ${tree.toFixed(1)} MB (server ${rss.toFixed(1)}, its heap ${heap} MB used/total;` +
+          ` 12 s after: server ${rssMb(server.pid).toFixed(1)}, heap ${await heapOf(server)})`,
       );
     }
     console.log(
