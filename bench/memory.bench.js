@@ -2,14 +2,25 @@
 // tree, under 80 MB; and as history grows, RSS 3 s after the last of N runs of one DAG, under
 // 120 MB at 20,000 runs and flat in the number of runs kept. RSS is read from /proc for the
 // server and every process under it (the spawner helper while it runs: it exits after 60 s
-// with no step to start).
+// with no step to start). Beside the server's RSS: its JS heap, used of total (`GET /metrics`),
+// to tell what the heap holds from what the process keeps beyond it. `node bench/run.js memory
+// 1000,5000` measures at other numbers of runs.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rssMb, sleep, startServer, treeMb, treeOf } from './util.js';
 
-const STEPS = [1000, 10_000, 20_000];
+const STEPS = (process.argv[3] ?? '1000,10000,20000').split(',').map(Number);
 const IN_FLIGHT = 8;
+
+/** The server's JS heap, `used/total MB`, from its metrics. */
+const heapOf = async (server) => {
+  // total first: its collection sets both (prom-client's heap gauges)
+  const names = 'nodejs_heap_size_total_bytes,nodejs_heap_size_used_bytes';
+  const text = await (await fetch(`${server.base}/metrics?name=${names}`)).text();
+  const mb = (name) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 1e6;
+  return `${mb('nodejs_heap_size_used_bytes').toFixed(1)}/${mb('nodejs_heap_size_total_bytes').toFixed(1)}`;
+};
 
 /** Runs `count` more runs of DAG `one`, IN_FLIGHT at a time, each awaited to its end. */
 const runMore = async (server, count) => {
@@ -49,8 +60,15 @@ export default async function run() {
       await sleep(3000);
       // the server alone beside the tree: the spawner helper (~50 MB, ~40 of them the node
       // binary's pages it shares with the server) stays until 60 s without a step
+      const tree = treeMb(server.pid);
+      const rss = rssMb(server.pid);
+      const heap = await heapOf(server);
+      // and once the server's settling GC has run (wiring/daemon-heap.ts: 6 quiet 1 s checks
+      // after the first trim), to tell the garbage of the burst from what the history holds
+      await sleep(9000);
       rows.push(
-        `${n}: ${treeMb(server.pid).toFixed(1)} MB (server ${rssMb(server.pid).toFixed(1)})`,
+        `${n}: ${tree.toFixed(1)} MB (server ${rss.toFixed(1)}, its heap ${heap} MB used/total;` +
+          ` 12 s after: server ${rssMb(server.pid).toFixed(1)}, heap ${await heapOf(server)})`,
       );
     }
     console.log(

@@ -4,10 +4,11 @@ import { describe, expect, it, vi } from 'vitest';
 import { SpawnerProcessRunner } from './spawner-process-runner.js';
 
 /** Spawners as Node hands them out when file descriptors ran out: no IPC channel, no `send`. */
-const spawned = vi.hoisted(() => [] as { killed: number }[]);
+const spawned = vi.hoisted(() => [] as { killed: number; args: readonly string[] }[]);
 vi.mock('node:child_process', () => ({
-  spawn: () => {
+  spawn: (_command: string, args: readonly string[]) => {
     const helper = Object.assign(new EventEmitter(), {
+      args,
       connected: false,
       pid: undefined,
       channel: undefined,
@@ -40,5 +41,13 @@ describe('SpawnerProcessRunner without a channel to its spawner (EMFILE, ENFILE)
       expect(spawned[i - 1]?.killed).toBe(1);
     }
     expect(runner.spawnerPid).toBeUndefined();
+  });
+
+  it('starts the spawner with a small young generation and in lite mode (no optimizing compilers)', () => {
+    const runner = new SpawnerProcessRunner();
+    const spec = { command: 'true', args: [], cwd: '/', env: {} };
+    runner.start(spec, { stdout: new PassThrough(), stderr: new PassThrough() });
+    const flags = spawned.at(-1)?.args.slice(0, -2);
+    expect(flags).toEqual(['--max-semi-space-size=1', '--lite-mode', '--no-expose-wasm']);
   });
 });
