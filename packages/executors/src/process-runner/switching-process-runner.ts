@@ -5,6 +5,8 @@ import { SpawnerProcessRunner } from './spawner-process-runner.js';
 /** A runner that can start its helper before its first process (see SpawnerProcessRunner). */
 export interface PreparableRunner extends ProcessRunner {
   prepare(): void;
+  /** The helper's pid while there is one (benches and diagnostics). */
+  readonly spawnerPid?: number | undefined;
 }
 
 /** {@link SwitchingProcessRunner}'s options. */
@@ -35,6 +37,11 @@ export class SwitchingProcessRunner implements ProcessRunner {
     this.#direct = options.direct ?? new NodeProcessRunner(options);
     this.#spawner = options.spawner ?? new SpawnerProcessRunner(options);
     this.#directStarts = options.directStarts ?? 8;
+  }
+
+  /** The spawner's pid while there is one (benches and diagnostics). */
+  get spawnerPid(): number | undefined {
+    return this.#spawner.spawnerPid;
   }
 
   start(
