@@ -3,6 +3,10 @@ export {
   type NodeProcessRunnerOptions,
 } from './process-runner/node-process-runner.js';
 export { SpawnerProcessRunner } from './process-runner/spawner-process-runner.js';
+export {
+  SwitchingProcessRunner,
+  type SwitchingProcessRunnerOptions,
+} from './process-runner/switching-process-runner.js';
 export { ShellExecutor, type ShellExecutorDeps } from './shell/shell.executor.js';
 export { planShellInvocation, type ShellInvocation } from './shell/shell-invocation.js';
 export { ShellCommandRunner } from './command/shell-command-runner.js';

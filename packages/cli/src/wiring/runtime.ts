@@ -9,9 +9,9 @@ import {
 import { LocalDispatcher, RunHost } from '@trellis/dispatch';
 import { EngineEvents } from '@trellis/engine';
 import {
-  NodeProcessRunner,
   ShellCommandRunner,
   SpawnerProcessRunner,
+  SwitchingProcessRunner,
   createExecutorSet,
 } from '@trellis/executors';
 import { join } from 'node:path';
@@ -73,7 +73,8 @@ export interface RuntimeOptions {
   /**
    * Start step processes through a spawner process (`SpawnerProcessRunner`), for the
    * long-running roles whose event loop serves the API or the queues; a one-shot CLI run spawns
-   * directly (no helper process to start for one run).
+   * its first few processes directly (no helper process to start for a short run), the rest
+   * through a spawner (`SwitchingProcessRunner`).
    */
   spawner?: boolean;
   /** The config the caller already loaded from `flags` (a server, to listen before wiring). */
@@ -120,7 +121,7 @@ export const makeRuntime = async (
         })
       : undefined;
   // spec: registryAuths; CONTAINER_AUTH_CONFIG (the peer's DOCKER_AUTH_CONFIG also works)
-  const processes = opts.spawner ? new SpawnerProcessRunner() : new NodeProcessRunner();
+  const processes = opts.spawner ? new SpawnerProcessRunner() : new SwitchingProcessRunner();
   const executorSet = createExecutorSet({
     containerAuthConfig: io.env.CONTAINER_AUTH_CONFIG ?? io.env.DOCKER_AUTH_CONFIG,
     processes,

@@ -18,6 +18,8 @@ export interface RunVars {
   namedParams: Record<string, string>;
   /** DAG_NAME, DAG_RUN_ID, DAG_RUN_LOG_FILE. */
   context: Record<string, string>;
+  /** The environment every step process starts from, once the above are evaluated. */
+  processEnv?: Readonly<Record<string, string>>;
 }
 
 /** How the steps went so far: the scheduler's book and what the final status is made of. */

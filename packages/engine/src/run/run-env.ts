@@ -25,13 +25,18 @@ export const backtickOptions = (ctx: RunContext): ExpandOptions => ({
   posixShell: isPosixShell(shellProgram(ctx.deps.defaultShell)),
 });
 
-/** The environment every step process starts from (spec, Variables: filtered system env). */
-export const baseProcessEnv = (ctx: RunContext): Record<string, string> => ({
-  ...filterSystemEnv(ctx.deps.systemEnv),
-  ...ctx.vars.dagEnv,
-  ...ctx.vars.context,
-  ...ctx.vars.namedParams,
-});
+/**
+ * The environment every step process starts from (spec, Variables: filtered system env), made
+ * once per run when its variables are evaluated (not again for each step: the system
+ * environment is filtered name by name).
+ */
+export const baseProcessEnv = (ctx: RunContext): Readonly<Record<string, string>> =>
+  ctx.vars.processEnv ?? {
+    ...filterSystemEnv(ctx.deps.systemEnv),
+    ...ctx.vars.dagEnv,
+    ...ctx.vars.context,
+    ...ctx.vars.namedParams,
+  };
 
 /** DAG env (+dotenv), params and context variables, evaluated once at run start. */
 export const prepareRunVars = async (ctx: RunContext): Promise<void> => {
@@ -69,6 +74,7 @@ export const prepareRunVars = async (ctx: RunContext): Promise<void> => {
     DAG_RUN_ID: record.dagRunId,
     DAG_RUN_LOG_FILE: record.log,
   };
+  vars.processEnv = baseProcessEnv(ctx);
 };
 
 /**

@@ -5,14 +5,24 @@ import { finishNode } from './record-keeping.js';
 import type { RunContext } from './run-context.js';
 import { runNode } from './step/run-node.js';
 
-/** A not-started node's readiness from its dependencies' states (a missing one counts as done). */
-const readinessOfNode = (ctx: RunContext, n: NodeRecord): Readiness =>
-  readinessOf(
-    n.step.depends.map((d) => ({
+const WAIT: Readiness = { kind: 'wait' };
+
+/**
+ * A not-started node's readiness from its dependencies' states (a missing one counts as done).
+ * A first dependency not yet ended decides at once, as in `readinessOf`: every pass asks this of
+ * every waiting node (a chain's), so that common answer builds no list of states.
+ */
+const readinessOfNode = (ctx: RunContext, n: NodeRecord): Readiness => {
+  const { depends } = n.step;
+  const first = depends[0] === undefined ? undefined : ctx.byName.get(depends[0])?.status;
+  if (first === NodeStatus.NotStarted || first === NodeStatus.Running) return WAIT;
+  return readinessOf(
+    depends.map((d) => ({
       status: ctx.byName.get(d)?.status ?? NodeStatus.Succeeded,
       continues: ctx.progress.continues.get(d) ?? false,
     })),
   );
+};
 
 /** Starts a ready node; `ended` runs when it has ended, however it ended. */
 const start = (ctx: RunContext, n: NodeRecord, ended: () => void): void => {
@@ -39,6 +49,9 @@ const pass = (ctx: RunContext, tick: () => void): boolean => {
   for (const n of ctx.record.nodes) {
     if (n.status !== NodeStatus.NotStarted || progress.started.has(n.step.name)) continue;
     if (stop.stopping || stop.timedOut) break;
+    const full = max !== -1 && progress.running >= max;
+    // without dependencies a node is ready: nothing to decide while no slot is free
+    if (full && n.step.depends.length === 0) continue;
     const readiness = readinessOfNode(ctx, n);
     if (readiness.kind === 'wait') continue;
     if (readiness.kind !== 'ready') {
@@ -48,7 +61,7 @@ const pass = (ctx: RunContext, tick: () => void): boolean => {
       changed = true;
       continue;
     }
-    if (max !== -1 && progress.running >= max) continue;
+    if (full) continue;
     start(ctx, n, tick);
   }
   return changed;

@@ -81,6 +81,14 @@ export class SpawnerProcessRunner implements ProcessRunner {
     return this.#spawner?.pid;
   }
 
+  /**
+   * Starts the spawner now, unless it runs already, so that a later `start` need not wait for it
+   * (it does not keep this process alive).
+   */
+  prepare(): void {
+    this.#helper();
+  }
+
   start(spec: ProcessSpec, io: Io): RunningProcess {
     const id = ++this.#nextId;
     let started!: (pid: number | undefined) => void;

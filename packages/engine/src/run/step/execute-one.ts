@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { NodeRecord, Step } from '@trellis/spec';
 import type { ExecContext, ExecutionOutcome, Executor } from '../../ports/executor.js';
 import type { StepLogs } from '../../ports/recorder.js';
@@ -14,6 +14,15 @@ const executorOf = (ctx: RunContext, step: Step): Executor | undefined =>
   ctx.input.dryRun
     ? dryExecutor
     : (ctx.hooks.executorFor(step) ?? ctx.deps.executors[step.executor.type]);
+
+/** Whether `path` is a directory: one system call per execution (not existsSync, then statSync). */
+const isDirectory = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // missing, or not reachable (ENOTDIR, EACCES), as existsSync says
+  }
+};
 
 /** What the executor gets for one execution of the expanded `step`. */
 const execContext = (
@@ -64,7 +73,7 @@ export const executeOne = async (
   const scope = item === undefined ? baseScope : withItem(baseScope, item);
   if (n.step.executor.type === 'dag') return runChild(ctx, n, scope, logs, item, child);
 
-  if (!existsSync(scope.cwd) || !statSync(scope.cwd).isDirectory())
+  if (!isDirectory(scope.cwd))
     return { ...FAILED, error: `working directory ${scope.cwd} does not exist` };
   const executor = executorOf(ctx, n.step);
   if (!executor)
