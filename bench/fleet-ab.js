@@ -5,16 +5,28 @@
 // the figure more than the changes did from one hour to the next). Not a `*.bench.js`: it needs
 // the other worktree, built (`git worktree add --detach <dir> <commit>`, `pnpm install`, `tsc -b`).
 // Usage: node bench/fleet-ab.js <before worktree> [runs each, default 100]
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort, startRedis } from '../packages/testkit/dist/index.js';
 
 const [before, runsArg] = process.argv.slice(2);
 if (!before) throw new Error('usage: node bench/fleet-ab.js <before worktree> [runs]');
 const RUNS = Number(runsArg ?? 100);
 const here = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+/** CPU ms (user + system, with reaped children: the steps) of `pid` and the processes below it. */
+const treeCpuMs = (treeOf, pid) =>
+  treeOf(pid).reduce((sum, p) => {
+    try {
+      const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+      return sum + ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
+    } catch {
+      return sum; // gone meanwhile
+    }
+  }, 0);
 
 /** A fleet of the worktree `root`: `one()` is one run's ms from POST to its final status read. */
 const fleet = async (root) => {
@@ -25,8 +37,9 @@ const fleet = async (root) => {
     join(home, 'dags', 'one.yaml'),
     'maxActiveRuns: -1\nworkerSelector:\n  bench: "yes"\nsteps:\n  - "true"\n',
   );
-  const redis = await u.startRedis(home);
-  const port = await u.freePort();
+  // testkit from this worktree (bench/util.js no longer has these): the same redis-server either way
+  const redis = await startRedis({ appendOnly: false });
+  const port = await freePort();
   const env = { SVC_REDIS_URL: redis.url, SVC_COORDINATOR_PORT: String(port) };
   const server = await u.startServer(home, env);
   const workers = [];
@@ -48,10 +61,12 @@ const fleet = async (root) => {
   const stop = async () => {
     await Promise.all(workers.map((w) => w.stop()));
     await server.stop();
-    redis.stop();
+    await redis.stop();
     rmSync(home, { recursive: true, force: true });
   };
-  return { one, stop, pct: u.pct };
+  /** CPU ms so far of the server and of each worker (process trees). */
+  const cpu = () => [server.pid, ...workers.map((w) => w.pid)].map((p) => treeCpuMs(u.treeOf, p));
+  return { one, stop, cpu, pct: u.pct };
 };
 
 const a = await fleet(resolve(before));
@@ -61,6 +76,7 @@ try {
   const la = [];
   const lb = [];
   const load0 = loadavg()[0];
+  const cpu0 = [a.cpu(), b.cpu()];
   for (let i = 0; i < RUNS; i++) {
     // one run each, in turn, the first of the pair alternating
     const [first, second] = i % 2 ? [a, b] : [b, a];
@@ -71,11 +87,18 @@ try {
   }
   const f = (l) =>
     `p50 ${a.pct(l, 50).toFixed(1)} ms, p90 ${a.pct(l, 90).toFixed(1)} ms, p95 ${a.pct(l, 95).toFixed(1)} ms`;
+  const perRun = (fl, c0) =>
+    fl
+      .cpu()
+      .map((ms, i) => ((ms - c0[i]) / RUNS).toFixed(2))
+      .join(' / ');
+  const cpus = [perRun(a, cpu0[0]), perRun(b, cpu0[1])];
   console.log(
     `${RUNS} one-step runs each, alternating (load ${load0.toFixed(1)} -> ${loadavg()[0].toFixed(1)})`,
   );
-  console.log(`before (${before}): ${f(la)}`);
-  console.log(`after  (${here}): ${f(lb)}`);
+  // CPU over the whole loop (both fleets idle while the other runs: heartbeats count too)
+  console.log(`before (${before}): ${f(la)}; CPU ms/run server / worker 1 / worker 2: ${cpus[0]}`);
+  console.log(`after  (${here}): ${f(lb)}; CPU ms/run server / worker 1 / worker 2: ${cpus[1]}`);
 } finally {
   await a.stop();
   await b.stop();

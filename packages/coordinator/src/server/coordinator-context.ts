@@ -5,6 +5,7 @@ import { DroppedRuns } from './dropped-runs.js';
 import { dirname } from 'node:path';
 import { LogChunkWriter } from '@trellis/store';
 import { RemoteRuns } from './remote-runs.js';
+import { ReportedRuns } from './reported-runs.js';
 import { WorkerCommands } from './worker-commands.js';
 
 /** What the rooms of a coordinator share: its deps and its in-memory state. */
@@ -15,6 +16,7 @@ export interface CoordinatorContext {
   /** Runs dispatched to workers, or executed on them. */
   readonly runs: RemoteRuns;
   readonly dropped: DroppedRuns;
+  readonly reported: ReportedRuns;
   readonly commands: WorkerCommands;
   readonly capacity: CapacitySignal;
   readonly logs: LogChunkSink;
@@ -32,6 +34,7 @@ export const createContext = (
     registry,
     runs,
     dropped: new DroppedRuns(),
+    reported: new ReportedRuns(),
     commands: new WorkerCommands(runs, warn),
     capacity: new CapacitySignal(warn),
     logs:

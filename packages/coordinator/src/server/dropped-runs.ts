@@ -1,14 +1,17 @@
-/** Runs taken from a worker (it was lost): worker id -> keys of the runs it must drop. */
-export class DroppedRuns {
-  readonly #byWorker = new Map<string, Set<string>>();
+/** Run keys by worker id. */
+export class RunKeysByWorker {
+  protected readonly byWorker = new Map<string, Set<string>>();
 
   add(workerId: string, runKey: string): void {
-    let set = this.#byWorker.get(workerId);
-    if (!set) this.#byWorker.set(workerId, (set = new Set()));
+    let set = this.byWorker.get(workerId);
+    if (!set) this.byWorker.set(workerId, (set = new Set()));
     set.add(runKey);
   }
 
   has(workerId: string, runKey: string): boolean {
-    return this.#byWorker.get(workerId)?.has(runKey) ?? false;
+    return this.byWorker.get(workerId)?.has(runKey) ?? false;
   }
 }
+
+/** Runs taken from a worker (it was lost): worker id -> keys of the runs it must drop. */
+export class DroppedRuns extends RunKeysByWorker {}

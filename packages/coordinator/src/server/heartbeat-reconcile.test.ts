@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RunStatus } from '@trellis/core';
 import { record, ref, report, setup } from '../../test/support/coordinator-rooms.js';
+import { busySlots } from './busy-slots.js';
 
 describe('a run tracked on a worker that its heartbeats no longer list', () => {
   it('is failed once a restarted worker (new incarnation) no longer lists it, naming the worker; its late reports are refused', async () => {
@@ -108,5 +109,28 @@ describe('a run a worker lists that the coordinator does not track', () => {
     await c.beat('w1', listed);
     expect((await c.beat('w1', listed)).drop).toEqual([]);
     expect(c.ctx.runs.get(ref('child'), ref('child'))).toBeUndefined();
+  });
+});
+
+describe('a run whose final report the coordinator took', () => {
+  it('is neither busy nor dropped while heartbeats sent before the answer still list it', async () => {
+    const c = setup();
+    c.store.put(record());
+    c.tracker.track(ref(), ref(), 'w1', {});
+    await c.beat('w1', [{ ref: ref() }]);
+    const done = { ...record('r1', RunStatus.Succeeded), revision: 2 };
+    expect(await c.reports.report(report(1, done))).toEqual({ appliedSeq: 1, dropped: false });
+    // its slot is free at once, before any heartbeat
+    expect(busySlots(c.ctx, 'w1')).toBe(0);
+    // heartbeats the worker sent before the answer reached it
+    for (let i = 0; i < 2; i++) {
+      expect((await c.beat('w1', [{ ref: ref() }])).drop).toEqual([]);
+      expect(busySlots(c.ctx, 'w1')).toBe(0);
+    }
+    await c.beat('w1');
+    expect(c.warnings).toEqual([]);
+    // listed again after a heartbeat without it: an ended run to drop, as any other
+    await c.beat('w1', [{ ref: ref() }]);
+    expect((await c.beat('w1', [{ ref: ref() }])).drop).toEqual([ref()]);
   });
 });

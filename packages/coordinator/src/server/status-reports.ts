@@ -63,12 +63,29 @@ export class StatusReports {
       return this.#applied(req, ref, root, record, stored);
     deps.onRunUpdate?.(record);
     if (isFinalRunStatus(record.status)) {
-      runs.remove(ref, root);
+      this.#ended(req.workerId, ref, root, true);
       const own = record.log !== '' ? dirname(record.log) : undefined;
       this.#ctx.logs.forgetUnder(own ?? join(deps.logDir, ref.name, ref.dagRunId));
-      this.#ctx.capacity.changed();
     }
     return { appliedSeq: req.seq, dropped: false };
+  }
+
+  /**
+   * The run ended here: no longer tracked, and its slot free at once (no heartbeat waited for).
+   * When the worker's own final report ended it (`reported`), the heartbeats it sends before
+   * the answer reaches it still list the run ({@link ReportedRuns}).
+   */
+  #ended(workerId: string, ref: RunRef, root: RunRef, reported: boolean): void {
+    this.#ctx.runs.remove(ref, root);
+    if (reported) {
+      this.#ctx.reported.add(workerId, runKey(ref, root));
+      const w = this.#ctx.registry.get(workerId);
+      if (w)
+        w.runningTasks = w.runningTasks.filter(
+          (t) => t.dagName !== ref.name || t.dagRunId !== ref.dagRunId,
+        );
+    }
+    this.#ctx.capacity.changed();
   }
 
   /**
@@ -84,10 +101,7 @@ export class StatusReports {
     stored: DagRunRecord,
   ): StatusAck {
     const ended = isFinalRunStatus(stored.status);
-    if (ended) {
-      this.#ctx.runs.remove(ref, root);
-      this.#ctx.capacity.changed();
-    }
+    if (ended) this.#ended(req.workerId, ref, root, isFinalRunStatus(record.status));
     return { appliedSeq: req.seq, dropped: ended && !isFinalRunStatus(record.status) };
   }
 

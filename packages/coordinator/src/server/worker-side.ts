@@ -101,7 +101,7 @@ export class WorkerSide {
     const { deps, registry } = this.#ctx;
     const now = deps.clock.now();
     if (req.workerId === '') throw new Error('heartbeat without worker_id');
-    const tasks = req.runningTasks.map((t) => ({
+    const listed = req.runningTasks.map((t) => ({
       dagName: t.run?.name ?? '',
       dagRunId: t.run?.dagRunId ?? '',
       rootDagRunName: t.root?.name ?? t.run?.name ?? '',
@@ -110,6 +110,7 @@ export class WorkerSide {
       parentDagRunId: t.parent?.dagRunId ?? '',
       startedAt: t.startedAt,
     }));
+    const tasks = this.#ctx.reported.heard(req.workerId, listed);
     const change = registry.heartbeat(
       {
         id: req.workerId,

@@ -14,10 +14,15 @@ export interface ActiveRun {
 /**
  * What a worker holds: the slots taken by runs it is claiming or executing (at most its
  * concurrency) and the runs executing now, children included, by hosted-run key. It is idle
- * once it holds neither.
+ * once it holds neither. A run that ended is still listed (heartbeats tell it) until the
+ * coordinator took its final report: a heartbeat that overtook that report would make the
+ * coordinator think the worker lost the run (packages/coordinator/src/server/heartbeat-reconcile.ts).
  */
 export class ActiveRuns {
   readonly #runs = new Map<string, ActiveRun>();
+  /** Runs that ended, until their final report was delivered. */
+  readonly #reporting = new Map<string, ActiveRun>();
+  readonly #reported = new Set<() => void>();
   readonly #idle = new Set<() => void>();
   readonly #freed = new Set<() => void>();
   #slots = 0;
@@ -45,8 +50,26 @@ export class ActiveRuns {
     this.#runs.set(key, run);
   }
 
-  remove(key: string): void {
-    if (this.#runs.delete(key)) this.#onFreed();
+  /** The run ended; it is listed until `delivered` (its final report) settles. */
+  end(key: string, delivered: Promise<void>): void {
+    const run = this.#runs.get(key);
+    if (!run) return;
+    this.#runs.delete(key);
+    this.#reporting.set(key, run);
+    const done = (): void => {
+      if (this.#reporting.get(key) === run) this.#reporting.delete(key);
+      this.#onFreed();
+      if (this.#reporting.size > 0) return;
+      for (const r of this.#reported) r();
+      this.#reported.clear();
+    };
+    delivered.then(done, done);
+  }
+
+  /** Resolves once no ended run waits for its final report to be delivered. */
+  whenReported(): Promise<void> {
+    if (this.#reporting.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#reported.add(resolve));
   }
 
   /** Calls `listener` each time a run ends or a slot is released (the heartbeat tells it). */
@@ -67,9 +90,9 @@ export class ActiveRuns {
     return this.#runs.entries();
   }
 
-  /** The runs executing now, as a heartbeat reports them. */
+  /** The runs executing now and those whose final report is on its way, as heartbeats list them. */
   tasks(): RunningTaskMsg[] {
-    return [...this.#runs.values()].map((r) => ({
+    return [...this.#runs.values(), ...this.#reporting.values()].map((r) => ({
       run: { name: r.ref.name, dagRunId: r.ref.dagRunId },
       root: { name: r.root.name, dagRunId: r.root.dagRunId },
       parent: r.parent ? { name: r.parent.name, dagRunId: r.parent.dagRunId } : null,

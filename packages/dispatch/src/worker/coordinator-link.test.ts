@@ -1,10 +1,16 @@
-import { systemClock } from '@trellis/core';
+import { systemClock, type Clock } from '@trellis/core';
 import type { CoordinatorClient, HeartbeatRequest } from '@trellis/coordinator/client';
 import { describe, expect, it } from 'vitest';
 import { ActiveRuns } from './active-runs.js';
 import { CoordinatorLink } from './coordinator-link.js';
 
 const ref = { name: 'd', dagRunId: 'r1' };
+
+/** The system clock, but a turn's wait (`sleep(0)`) ends in the same turn: no timer to await. */
+const clock: Clock = {
+  ...systemClock,
+  sleep: (ms, signal) => (ms === 0 ? Promise.resolve() : systemClock.sleep(ms, signal)),
+};
 
 /** A link whose periodic heartbeat is an hour apart: any other heartbeat is a prompt one. */
 const linkWithHeartbeats = () => {
@@ -32,7 +38,7 @@ const linkWithHeartbeats = () => {
       labels: {},
       concurrency: 2,
       client,
-      clock: systemClock,
+      clock,
       log: () => undefined,
       heartbeatEveryMs: 3_600_000,
       owner: { pid: 1, host: 'h', processStart: '' },
@@ -52,22 +58,24 @@ const linkWithHeartbeats = () => {
   return { link, runs, beats, beatsTaken };
 };
 
+const running = () => ({
+  ref,
+  root: ref,
+  parent: undefined,
+  startedAt: '',
+  stop: new AbortController(),
+  dropped: false,
+});
+
 describe('CoordinatorLink', () => {
-  it('sends one heartbeat at once when a run ends and its slot is released', async () => {
+  it('sends one heartbeat once a run ended, its slot was released and its final report delivered', async () => {
     const { link, runs, beats, beatsTaken } = linkWithHeartbeats();
     runs.takeSlot();
-    runs.add('k', {
-      ref,
-      root: ref,
-      parent: undefined,
-      startedAt: '',
-      stop: new AbortController(),
-      dropped: false,
-    });
+    runs.add('k', running());
     link.start();
     await beatsTaken(1);
     expect(beats[0]).toMatchObject({ runningTasks: [{ run: ref }], slotsBusy: 1 });
-    runs.remove('k');
+    runs.end('k', Promise.resolve());
     runs.releaseSlot();
     await beatsTaken(2);
     link.halt();
@@ -75,5 +83,38 @@ describe('CoordinatorLink', () => {
     // the run's end and its slot's release, in one turn, make one heartbeat
     expect(beats).toHaveLength(2);
     expect(beats[1]).toMatchObject({ runningTasks: [], slotsBusy: 0 });
+  });
+
+  it('lists an ended run until its final report was delivered (no heartbeat overtakes it)', async () => {
+    const { link, runs, beats, beatsTaken } = linkWithHeartbeats();
+    runs.takeSlot();
+    runs.add('k', running());
+    link.start();
+    await beatsTaken(1);
+    let deliver = (): void => undefined;
+    runs.end('k', new Promise<void>((r) => (deliver = r)));
+    runs.releaseSlot();
+    // a heartbeat now, as the periodic one may go at any time, still lists the run
+    await link.beat();
+    expect(beats[1]).toMatchObject({ runningTasks: [{ run: ref }], slotsBusy: 0 });
+    expect(beats).toHaveLength(2); // the prompt one waits for the report
+    deliver();
+    await beatsTaken(3);
+    link.halt();
+    await link.whenHalted();
+    expect(beats).toHaveLength(3);
+    expect(beats[2]).toMatchObject({ runningTasks: [], slotsBusy: 0 });
+  });
+
+  it('halts while a final report is still undelivered', async () => {
+    const { link, runs, beatsTaken } = linkWithHeartbeats();
+    runs.takeSlot();
+    runs.add('k', running());
+    link.start();
+    await beatsTaken(1);
+    runs.end('k', new Promise<void>(() => undefined));
+    runs.releaseSlot();
+    link.halt();
+    await link.whenHalted();
   });
 });

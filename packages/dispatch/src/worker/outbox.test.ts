@@ -121,6 +121,22 @@ describe('worker outbox', () => {
     expect(lines[1]).toMatch(/reachable again .*: 1 buffered message/);
   });
 
+  it('tells when everything queued for a run was delivered, its final report included', async () => {
+    const { client, sent, state } = fakeClient();
+    const clock = new FakeClock(0, { autoAdvance: true });
+    const box = outbox(client, { clock });
+    state.failures.push(GrpcCode.Internal);
+    box.log('r1', chunk('r1', 0, 'a\n'));
+    box.status('r1', report('r1', 1), true);
+    box.status('r2', report('r2', 1), true);
+    await box.whenSent('r1');
+    // the log chunk failed once and was sent again; the final report went after it
+    expect(sent.filter((m) => m.kind === 'status' && m.run === 'r1')).toHaveLength(1);
+    await box.whenSent('r2');
+    await box.whenSent('r3'); // nothing queued: at once
+    expect(box.size).toBe(0);
+  });
+
   it('sends a final report at once, ending the settle wait of a running report before it', async () => {
     const { client, sent } = fakeClient();
     const clock = new FakeClock(0);

@@ -56,6 +56,8 @@ export class Outbox {
   readonly #outage: OutageLog;
   readonly #lanes = new Map<string, Lane>();
   readonly #idle = new Set<() => void>();
+  /** Callers of `whenSent`, by run key. */
+  readonly #sent = new Map<string, (() => void)[]>();
   #stop = new AbortController();
   #started = false;
   /** Callers of `drained` waiting. */
@@ -150,6 +152,16 @@ export class Outbox {
     }
   }
 
+  /** Resolves once everything queued so far for a run was delivered (or refused, or dropped). */
+  whenSent(runKey: string): Promise<void> {
+    if (!this.#lanes.has(runKey)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiting = this.#sent.get(runKey);
+      if (waiting) waiting.push(resolve);
+      else this.#sent.set(runKey, [resolve]);
+    });
+  }
+
   /** Stops delivering and closes the journal: what is left goes after the next start. */
   stop(): Promise<void> {
     this.#started = false;
@@ -215,7 +227,11 @@ export class Outbox {
       }
     }
     lane.pumping = false;
-    if (lane.items.length === 0) this.#lanes.delete(runKey);
+    if (lane.items.length === 0) {
+      this.#lanes.delete(runKey);
+      for (const r of this.#sent.get(runKey) ?? []) r();
+      this.#sent.delete(runKey);
+    }
     this.#removed();
   }
 

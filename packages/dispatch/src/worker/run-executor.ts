@@ -155,7 +155,7 @@ export class RunExecutor implements ChildRunner {
       });
       return await run.done;
     } finally {
-      this.#runs.remove(key);
+      this.#runs.end(key, this.#outbox.whenSent(key));
       this.#runs.notifyIdle();
     }
   }
