@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startRedis, type PrivateRedis } from '@trellis/dispatch/testing';
-import { BIN, ROOT } from './support/start-all.js';
+import { moduleLog } from './support/module-log.js';
+import { BIN } from './support/start-all.js';
 
 /*
  * What a real `trellis worker` process loads (issue 21: the idle fleet under 200 MB; every module
@@ -32,14 +32,6 @@ const NOT_IN_A_WORKER = [
   'node_modules/express/',
   'node_modules/re2js/',
 ];
-
-const HOOKS = `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const r = await next(specifier, context);
-  appendFileSync(process.env.MODULE_LOG, r.url + '\\n');
-  return r;
-}
-`;
 
 /** The preload's note of the young generation: `<bytes at start> <bytes at exit>`. */
 const youngNote = (file: string): string => `import { getHeapSpaceStatistics } from 'node:v8';
@@ -71,27 +63,19 @@ interface AWorker {
 
 /** Starts a worker with the hook, awaits its start line, stops it: what it loaded and grew. */
 const aWorker = async (): Promise<AWorker> => {
-  const hooks = join(dir, 'hooks.mjs');
-  const preload = join(dir, 'preload.mjs');
-  const log = join(dir, 'modules.txt');
   const youngLog = join(dir, 'young.txt');
-  writeFileSync(hooks, HOOKS);
-  writeFileSync(
-    preload,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n${youngNote(youngLog)}`,
-  );
-  writeFileSync(log, '');
+  const log = moduleLog(dir, youngNote(youngLog));
   const coordinator = `127.0.0.1:${await freePort()}`; // none listens: loading comes first
   const worker = spawn(
     process.execPath,
-    ['--import', preload, BIN, 'worker', '--coordinator', coordinator, '--labels', 'a=b'],
+    ['--import', log.preload, BIN, 'worker', '--coordinator', coordinator, '--labels', 'a=b'],
     {
       env: {
         PATH: '/usr/local/bin:/usr/bin:/bin',
         HOME: dir,
         SVC_HOME: dir,
         SVC_REDIS_URL: redis.url,
-        MODULE_LOG: log,
+        ...log.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -108,11 +92,7 @@ const aWorker = async (): Promise<AWorker> => {
   });
   worker.kill('SIGTERM');
   await exited;
-  const root = pathToFileURL(ROOT).href;
-  const modules = readFileSync(log, 'utf8')
-    .split('\n')
-    .filter((u) => u.startsWith(root))
-    .map((u) => u.slice(root.length + 1).replace(/^node_modules\/\.pnpm\/[^/]+\//, ''));
+  const modules = log.loaded();
   const [first = 0, last = 0] = readFileSync(youngLog, 'utf8').split(' ').map(Number);
   return { modules, young: { first, last } };
 };
