@@ -1,18 +1,19 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startRedis, type PrivateRedis } from '@trellis/dispatch/testing';
-import { BIN, ROOT } from './support/start-all.js';
+import { moduleLog } from './support/module-log.js';
+import { BIN } from './support/start-all.js';
 
 /*
  * What a real `trellis worker` process loads (issue 21: the idle fleet under 200 MB; every module
  * loaded stays in its heap for good). A module hook preloaded into the worker writes down each
  * ES module it resolves; the worker executes runs, so it loads the engine, the executors, gRPC's
- * client and BullMQ, and none of the server's parts.
+ * client and BullMQ, and none of the server's parts. The preload also notes the size of V8's young
+ * generation (new space) when it ran and when the worker exits.
  */
 
 /** Modules a worker has no use for, by path under the repository (or node_modules package). */
@@ -32,12 +33,12 @@ const NOT_IN_A_WORKER = [
   'node_modules/re2js/',
 ];
 
-const HOOKS = `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const r = await next(specifier, context);
-  appendFileSync(process.env.MODULE_LOG, r.url + '\\n');
-  return r;
-}
+/** The preload's note of the young generation: `<bytes at start> <bytes at exit>`. */
+const youngNote = (file: string): string => `import { getHeapSpaceStatistics } from 'node:v8';
+import { writeFileSync } from 'node:fs';
+const young = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+const first = young();
+process.on('exit', () => writeFileSync(${JSON.stringify(file)}, first + ' ' + young()));
 `;
 
 let redis: PrivateRedis;
@@ -53,28 +54,28 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts a worker with the hook, awaits its start line, stops it: the module URLs it resolved. */
-const modulesOfAWorker = async (): Promise<string[]> => {
-  const hooks = join(dir, 'hooks.mjs');
-  const preload = join(dir, 'preload.mjs');
-  const log = join(dir, 'modules.txt');
-  writeFileSync(hooks, HOOKS);
-  writeFileSync(
-    preload,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
-  writeFileSync(log, '');
+interface AWorker {
+  /** The module URLs it resolved, by path under the repository. */
+  readonly modules: string[];
+  /** Bytes of its young generation before the binary ran, and when it exited. */
+  readonly young: { readonly first: number; readonly last: number };
+}
+
+/** Starts a worker with the hook, awaits its start line, stops it: what it loaded and grew. */
+const aWorker = async (): Promise<AWorker> => {
+  const youngLog = join(dir, 'young.txt');
+  const log = moduleLog(dir, youngNote(youngLog));
   const coordinator = `127.0.0.1:${await freePort()}`; // none listens: loading comes first
   const worker = spawn(
     process.execPath,
-    ['--import', preload, BIN, 'worker', '--coordinator', coordinator, '--labels', 'a=b'],
+    ['--import', log.preload, BIN, 'worker', '--coordinator', coordinator, '--labels', 'a=b'],
     {
       env: {
         PATH: '/usr/local/bin:/usr/bin:/bin',
         HOME: dir,
         SVC_HOME: dir,
         SVC_REDIS_URL: redis.url,
-        MODULE_LOG: log,
+        ...log.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -91,20 +92,31 @@ const modulesOfAWorker = async (): Promise<string[]> => {
   });
   worker.kill('SIGTERM');
   await exited;
-  const root = pathToFileURL(ROOT).href;
-  return readFileSync(log, 'utf8')
-    .split('\n')
-    .filter((u) => u.startsWith(root))
-    .map((u) => u.slice(root.length + 1).replace(/^node_modules\/\.pnpm\/[^/]+\//, ''));
+  const modules = log.loaded();
+  const [first = 0, last = 0] = readFileSync(youngLog, 'utf8').split(' ').map(Number);
+  return { modules, young: { first, last } };
 };
+
+let worker: Promise<AWorker> | undefined;
+/** One worker for the tests below (each asks; the first starts it). */
+const theWorker = (): Promise<AWorker> => (worker ??= aWorker());
 
 describe('a trellis worker process', () => {
   it('loads what executes runs, and none of the coordinator server, the stores or the API', async () => {
-    const loaded = await modulesOfAWorker();
+    const loaded = (await theWorker()).modules;
     // the hook saw the worker's own modules: an empty list proves nothing
     expect(loaded).toContain('packages/dispatch/dist/worker/worker-agent.js');
     expect(loaded).toContain('packages/engine/dist/run/dag-runner.js');
     const extra = loaded.filter((m) => NOT_IN_A_WORKER.some((p) => m.includes(p)));
     expect(extra).toEqual([]);
+  });
+
+  it('keeps its young generation small while its modules load (the binary tunes the heap first)', async () => {
+    const { first, last } = (await theWorker()).young;
+    expect(first).toBeGreaterThan(0); // the preload saw the heap
+    // V8 doubles it once whatever the flag (1 -> 2 MB); loading the CLI's modules before the
+    // flag was set grew it to 8 MB, kept until the idle trim's settling GC
+    // (packages/cli/src/wiring/daemon-heap.ts)
+    expect(last).toBeLessThanOrEqual(2 * first);
   });
 });

@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // The `trellis` binary: the compiled CLI (run `pnpm build` first; `pnpm trellis` does).
-import { main } from '../dist/main.js';
+import { tuneDaemonHeapFor } from '../dist/wiring/daemon-heap.js';
 
+// a long-running command's heap is set up before the CLI's modules load: loading them would grow
+// its young generation first (packages/cli/src/wiring/daemon-heap.ts)
+tuneDaemonHeapFor(process.argv.slice(2));
+const { main } = await import('../dist/main.js');
 await main();
 // A command that failed has said why; whatever it had started (a server's timers, watchers or
 // connections, when it could not listen) must not keep the process alive. stdout and stderr are

@@ -1,8 +1,7 @@
 import { readProcessEnv } from '@trellis/core';
 import type { CliIo } from './io.js';
 import { runCli } from './run-cli.js';
-import { SERVICE_COMMANDS } from './service-log.js';
-import { tuneDaemonHeap } from './wiring/daemon-heap.js';
+import { tuneDaemonHeapFor } from './wiring/daemon-heap.js';
 
 /**
  * The directory relative paths resolve against: where the user typed the command. `pnpm trellis`
@@ -29,8 +28,9 @@ export const processIo = (p: ProcessPorts): CliIo => ({
 
 /** The composition root of the `trellis` binary. */
 export const main = async (argv: readonly string[] = process.argv.slice(2)): Promise<void> => {
-  // a long-running command's heap is set up before anything loads (loading grows it)
-  if (SERVICE_COMMANDS.has(argv[0] ?? '')) tuneDaemonHeap();
+  // a long-running command's heap is set up before its command loads (the binary did it already,
+  // before the CLI's modules: tests and other callers of main() get it here)
+  tuneDaemonHeapFor(argv);
   process.exitCode = await runCli(
     argv,
     processIo({

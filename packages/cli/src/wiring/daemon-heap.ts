@@ -1,5 +1,6 @@
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { SERVICE_COMMANDS } from '../service-log.js';
 
 /**
  * The heap of a long-running process (`server`, `start-all`, `scheduler`, `coordinator`,
@@ -182,7 +183,8 @@ let tuned = false;
 /**
  * Sets up the heap of a long-running command, once per process: the young generation stays
  * small, and memory goes back to the system once a burst of work is over (the check timer never
- * keeps the process alive). Called by the binary before it loads the command (main.ts).
+ * keeps the process alive). Called by the binary before it loads the CLI (see
+ * {@link tuneDaemonHeapFor}).
  */
 export const tuneDaemonHeap = (): void => {
   if (tuned) return;
@@ -191,4 +193,14 @@ export const tuneDaemonHeap = (): void => {
   setFlagsFromString('--semi-space-growth-factor=1');
   const trim = new IdleHeapTrim(v8Heap());
   setInterval(() => trim.check(), CHECK_MS).unref();
+};
+
+/**
+ * {@link tuneDaemonHeap} when `argv` (the binary's arguments) names a long-running command. The
+ * binary calls it before it imports the CLI's modules (packages/cli/bin/trellis.js): loading
+ * them grew the young generation (new space) from 1 MB to 8 MB first, which no GC gave back until
+ * the trim's settling collection, 7 s or more after start-up (3-4 MB of a worker's RSS).
+ */
+export const tuneDaemonHeapFor = (argv: readonly string[]): void => {
+  if (SERVICE_COMMANDS.has(argv[0] ?? '')) tuneDaemonHeap();
 };

@@ -1,5 +1,5 @@
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import * as oc from 'openid-client';
+import type * as Jose from 'jose';
+import type * as Oc from 'openid-client';
 import type { OidcConfig } from '@trellis/core';
 
 /*
@@ -10,7 +10,19 @@ import type { OidcConfig } from '@trellis/core';
  * when a token names a key it has not seen (key rotation at the issuer).
  */
 
-export type Claims = JWTPayload;
+export type Claims = Jose.JWTPayload;
+
+let libraries: Promise<{ oc: typeof Oc; jose: typeof Jose }> | undefined;
+/**
+ * openid-client and jose, loaded with the first sign-in, not with the server: a server without
+ * OIDC sign-ins (the default) would hold them in its heap for nothing (~1.2 MB; docs/decisions.md,
+ * "The heap tuned before the CLI loads").
+ */
+const oidcLibraries = (): Promise<{ oc: typeof Oc; jose: typeof Jose }> =>
+  (libraries ??= Promise.all([import('openid-client'), import('jose')]).then(([oc, jose]) => ({
+    oc,
+    jose,
+  })));
 
 /** Asymmetric signatures only: never `none`, never a MAC keyed with the client secret. */
 const SIGNING_ALGS = [
@@ -34,8 +46,8 @@ export interface OidcClientOptions {
 }
 
 interface Issuer {
-  readonly config: oc.Configuration;
-  readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  readonly config: Oc.Configuration;
+  readonly keys: ReturnType<typeof Jose.createRemoteJWKSet>;
   readonly algorithms: string[];
 }
 
@@ -50,8 +62,9 @@ export class OidcClient {
 
   #discover(): Promise<Issuer> {
     this.#issuer ??= (async (): Promise<Issuer> => {
+      const { oc, jose } = await oidcLibraries();
       const insecure = this.cfg.issuer.startsWith('http:');
-      let config: oc.Configuration;
+      let config: Oc.Configuration;
       try {
         config = await oc.discovery(
           new URL(this.cfg.issuer),
@@ -70,7 +83,7 @@ export class OidcClient {
       const offered = meta.id_token_signing_alg_values_supported ?? ['RS256'];
       return {
         config,
-        keys: createRemoteJWKSet(new URL(meta.jwks_uri), {
+        keys: jose.createRemoteJWKSet(new URL(meta.jwks_uri), {
           cooldownDuration: this.opts.jwksCooldownMs ?? 30_000,
         }),
         algorithms: offered.filter((a) => SIGNING_ALGS.includes(a)),
@@ -82,6 +95,16 @@ export class OidcClient {
     return this.#issuer;
   }
 
+  /** Fresh state, nonce and PKCE code verifier for one sign-in. */
+  async flowSecrets(): Promise<{ state: string; nonce: string; verifier: string }> {
+    const { oc } = await oidcLibraries();
+    return {
+      state: oc.randomState(),
+      nonce: oc.randomNonce(),
+      verifier: oc.randomPKCECodeVerifier(),
+    };
+  }
+
   /** The authorization request URL (code flow with PKCE S256). */
   async authorizationUrl(p: {
     redirectUri: string;
@@ -90,6 +113,7 @@ export class OidcClient {
     codeVerifier: string;
   }): Promise<string> {
     const { config } = await this.#discover();
+    const { oc } = await oidcLibraries();
     return oc
       .buildAuthorizationUrl(config, {
         redirect_uri: p.redirectUri,
@@ -112,6 +136,7 @@ export class OidcClient {
     checks: { readonly state: string; readonly nonce: string; readonly codeVerifier: string },
   ): Promise<Claims> {
     const { config, keys, algorithms } = await this.#discover();
+    const { oc, jose } = await oidcLibraries();
     const tokens = await oc
       .authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: checks.codeVerifier,
@@ -124,7 +149,7 @@ export class OidcClient {
       });
     const idToken = tokens.id_token ?? '';
     try {
-      const { payload } = await jwtVerify(idToken, keys, {
+      const { payload } = await jose.jwtVerify(idToken, keys, {
         issuer: config.serverMetadata().issuer,
         audience: this.cfg.clientId,
         algorithms,

@@ -1,5 +1,4 @@
 import type { RequestHandler } from 'express';
-import * as oc from 'openid-client';
 import { page } from './oidc-page.js';
 import {
   FLOW_COOKIE,
@@ -24,21 +23,20 @@ const safeReturn = (home: string, v: unknown): string =>
 export const loginHandler =
   (s: OidcSetup): RequestHandler =>
   (req, res, next) => {
-    const flow: Flow = {
-      state: oc.randomState(),
-      nonce: oc.randomNonce(),
-      verifier: oc.randomPKCECodeVerifier(),
-      returnTo: safeReturn(s.home, req.query.returnTo),
-      exp: s.now() + FLOW_TTL_SEC,
-    };
     s.client
-      .authorizationUrl({
-        redirectUri: redirectUri(s, req),
-        state: flow.state,
-        nonce: flow.nonce,
-        codeVerifier: flow.verifier,
-      })
-      .then((url) => {
+      .flowSecrets()
+      .then(async (secrets) => {
+        const flow: Flow = {
+          ...secrets,
+          returnTo: safeReturn(s.home, req.query.returnTo),
+          exp: s.now() + FLOW_TTL_SEC,
+        };
+        const url = await s.client.authorizationUrl({
+          redirectUri: redirectUri(s, req),
+          state: flow.state,
+          nonce: flow.nonce,
+          codeVerifier: flow.verifier,
+        });
         res.setHeader(
           'Set-Cookie',
           cookieHeader(FLOW_COOKIE, signValue(s.secret, flow), {
