@@ -182,7 +182,6 @@ const wideListing = async () => {
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
-  await wideListing();
 };
 
 export default async function run() {
