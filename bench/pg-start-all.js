@@ -46,7 +46,7 @@ const cpuMs = (pid) => {
  * of the ~4 MB answer is timed apart, in `parseMs`), with the server's CPU per listing (steadier
  * than latency on a loaded machine).
  */
-const listing = async ({ timedGet, pid }, name, expect) => {
+export const listing = async ({ timedGet, pid }, name, expect) => {
   const xs = [];
   const parse = [];
   let cpu0 = 0;
@@ -63,7 +63,8 @@ const listing = async ({ timedGet, pid }, name, expect) => {
   return xs;
 };
 
-const figures = (xs) => `median ${pct(xs, 50).toFixed(1)} ms, p95 ${pct(xs, 95).toFixed(1)} ms`;
+export const figures = (xs) =>
+  `median ${pct(xs, 50).toFixed(1)} ms, p95 ${pct(xs, 95).toFixed(1)} ms`;
 
 /**
  * Both servers in turn (one at a time: two cores): files over `filesHome` (its data/ seeded
