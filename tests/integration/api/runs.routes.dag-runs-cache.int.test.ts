@@ -7,9 +7,10 @@ import { makeRecord } from '@trellis/testkit';
 import { useRunRoutes } from '../support/run-routes-fixture.js';
 
 /**
- * GET /dags/{fileName}/dag-runs keeps each DAG's answer between requests (dag-runs-body.ts): every
- * answer must be the bytes the route made before it kept them, also after a run of this process
- * or of another one changed.
+ * GET /dags/{fileName}/dag-runs answers the bytes of the records as they are now, also after a
+ * run of this process or of another one changed, and a repeat answers 304 to its ETag: the
+ * check any cache of this answer must pass (docs/decisions.md, "The run history grid kept
+ * between requests: tried and taken back").
  */
 const t = useRunRoutes();
 const { api, stepRunning, startAndFinish } = t;
@@ -41,7 +42,7 @@ const answer = async () => {
   return { text: res.text, etag: res.headers.etag as string };
 };
 
-describe('DAG run history kept between requests', () => {
+describe('DAG run history answered from the records', () => {
   it('answers the same bytes after a new run, a status change and a step status change', async () => {
     t.h.dag(
       'a',
@@ -49,7 +50,7 @@ describe('DAG run history kept between requests', () => {
     );
     await startAndFinish('a', { dagRunId: 'a1' });
     const first = await answer();
-    expect(await answer()).toEqual(first); // kept: the same body and tag
+    expect(await answer()).toEqual(first); // unchanged: the same body and tag
     await api().get('/api/v2/dags/a/dag-runs').set('If-None-Match', first.etag).expect(304);
 
     await startAndFinish('a', { dagRunId: 'a2' });

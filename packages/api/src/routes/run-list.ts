@@ -1,9 +1,7 @@
 import type { z } from 'zod';
 import type { RunStatus } from '@trellis/core';
 import type { RunListQuery } from '@trellis/contract';
-import type { Dag, DagRunRecord } from '@trellis/spec';
 import type { HttpDeps } from '../http/deps.js';
-import { DagRunsBodyCache } from '../wire/dag-runs-body.js';
 import { ListingBodyCache } from '../wire/listing-body-cache.js';
 import { paginate } from '../wire/paginate.js';
 import type { ListingBody } from '../wire/run-summary-json.js';
@@ -42,30 +40,6 @@ export const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, n
   const slice = runs.slice((page - 1) * perPage, page * perPage);
   const pagination = JSON.stringify(paginate(runs.length, page, perPage));
   return jsonText(cache.body(key, '{"dagRuns":', slice, `,"pagination":${pagination}}`));
-};
-
-/** Each app's kept GET /dags/{fileName}/dag-runs bodies (bounded: dag-runs-body.ts). */
-const dagRunsCaches = new WeakMap<HttpDeps, DagRunsBodyCache>();
-
-/**
- * GET /dags/{fileName}/dag-runs: the DAG's recent runs and their grid (newest first), the same
- * bytes `res.json` would send, kept while the runs are the same revisions (dag-runs-body.ts).
- */
-export const dagRunsAnswer = (
-  deps: HttpDeps,
-  fileName: string,
-  dag: Dag,
-  runs: readonly DagRunRecord[],
-) => {
-  let c = dagRunsCaches.get(deps);
-  if (c === undefined) dagRunsCaches.set(deps, (c = new DagRunsBodyCache()));
-  return jsonText(
-    c.body(
-      fileName,
-      dag.steps.map((st) => st.name),
-      runs,
-    ),
-  );
 };
 
 /** A 200 answer whose JSON body is already text. */
