@@ -84,4 +84,23 @@ describe('changing runs', () => {
       'not_found',
     );
   });
+
+  it('keeps both of two step status changes sent at once (neither overwrites the other)', async () => {
+    t.h.dag('pair', 'steps:\n  - {name: a, command: "true"}\n  - {name: b, command: "true"}\n');
+    await startAndFinish('pair', { dagRunId: 'p1' });
+    for (const [x, y] of [
+      [1, 2],
+      [5, 3],
+      [2, 5],
+      [3, 1],
+    ] as const) {
+      const [ra, rb] = await Promise.all([
+        api().patch('/api/v2/dag-runs/pair/p1/steps/a/status').send({ status: x }),
+        api().patch('/api/v2/dag-runs/pair/p1/steps/b/status').send({ status: y }),
+      ]);
+      expect([ra.status, rb.status]).toEqual([200, 200]);
+      const run = await t.h.store.getRun({ name: 'pair', dagRunId: 'p1' });
+      expect(run.nodes.map((n) => n.status)).toEqual([x, y]);
+    }
+  });
 });
