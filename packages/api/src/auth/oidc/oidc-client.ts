@@ -19,10 +19,18 @@ let libraries: Promise<{ oc: typeof Oc; jose: typeof Jose }> | undefined;
  * "The heap tuned before the CLI loads").
  */
 const oidcLibraries = (): Promise<{ oc: typeof Oc; jose: typeof Jose }> =>
-  (libraries ??= Promise.all([import('openid-client'), import('jose')]).then(([oc, jose]) => ({
-    oc,
-    jose,
-  })));
+  (libraries ??= Promise.all([import('openid-client'), import('jose')]).then(
+    ([oc, jose]) => ({ oc, jose }),
+    (e: unknown) => {
+      libraries = undefined; // a failed load (EMFILE, say) is tried again at the next sign-in
+      // the code only: the message of a missing module names a path on the server
+      const code = (e as { code?: unknown } | undefined)?.code;
+      throw new Error(
+        `the OIDC libraries (openid-client, jose) cannot be loaded (${typeof code === 'string' ? code : 'error'}): reinstall trellis, then sign in again`,
+        { cause: e },
+      );
+    },
+  ));
 
 /** Asymmetric signatures only: never `none`, never a MAC keyed with the client secret. */
 const SIGNING_ALGS = [
