@@ -1,6 +1,6 @@
 // CPU of one run record save (issue 21), before and after a change, measured side by side: the
-// record text of packages/store/src/runs/record-json.ts and a whole `FsRunStore.saveRun` (to a
-// temporary folder), from another built worktree (the "before") and from this one, in rounds that
+// record text of packages/store/src/runs/record-json.ts, with the copy `onRecordSaved` gets, and
+// a whole `FsRunStore.saveRun` (to a temporary folder, with an `onRecordSaved` as the server's), from another built worktree (the "before") and from this one, in rounds that
 // alternate between them, so the machine's load hits both alike. A 200-node record of a chain,
 // one node changed before each save as the engine changes it (fields assigned, outputs replaced).
 // Not a `*.bench.js`: it needs the other worktree, built (`tsc -b`).
@@ -18,6 +18,7 @@ const ROUNDS = 6;
 const here = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const load = (root, file) => import(pathToFileURL(join(root, 'packages', file)).href);
 const { parseDagFile } = await load(here, 'spec/dist/index.js');
+const { newNodeRecord } = await load(here, 'engine/dist/run/node-state.js');
 const clock = { now: () => new Date(), sleep: () => Promise.resolve() };
 
 /** A fresh running record of a 200-step chain (the engine's node shape, node-state.ts). */
@@ -45,21 +46,7 @@ const chain = () => {
     finishedAt: '',
     log: '',
     params: [],
-    nodes: dag.steps.map((step) => ({
-      step,
-      stdout: '',
-      stderr: '',
-      startedAt: '',
-      finishedAt: '',
-      status: 0,
-      retryCount: 0,
-      doneCount: 0,
-      retriedAt: '',
-      children: [],
-      childrenRepeated: [],
-      error: '',
-      outputs: {},
-    })),
+    nodes: dag.steps.map(newNodeRecord),
     preconditions: [],
     error: '',
     queue: dag.name,
@@ -91,19 +78,27 @@ const side = async (root) => {
   const { recordText } = await load(root, 'store/dist/runs/record-json.js');
   const { FsRunStore } = await load(root, 'store/dist/index.js');
   const dir = mkdtempSync(join(tmpdir(), 'trellis-recsave-ab-'));
-  const store = new FsRunStore({ dataDir: join(dir, 'data'), logDir: join(dir, 'logs'), clock });
+  // as the server's (packages/cli/src/wiring/runtime.ts): a copy of each record for its events
+  const store = new FsRunStore({
+    dataDir: join(dir, 'data'),
+    logDir: join(dir, 'logs'),
+    clock,
+    onRecordSaved: () => undefined,
+  });
   const cpu = async (fn) => {
     const t = process.cpuUsage();
     await fn();
     const d = process.cpuUsage(t);
     return { cpu: (d.user + d.system) / SAVES, user: d.user / SAVES };
   };
-  const text = () => {
+  /** The record's text, and with `copy` the copy `onRecordSaved` is given too. */
+  const text = (copy) => {
     const r = chain();
     return cpu(() => {
       for (let i = 0; i < SAVES; i++) {
         step(r, i);
-        recordText(r);
+        const t = recordText(r);
+        if (copy) t.copy();
       }
     });
   };
@@ -117,16 +112,22 @@ const side = async (root) => {
       }
     });
   };
-  return { text, save, stop: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    text: () => text(false),
+    copy: () => text(true),
+    save,
+    stop: () => rmSync(dir, { recursive: true, force: true }),
+  };
 };
 
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const a = await side(resolve(before));
 const b = await side(here);
-const got = { a: { text: [], save: [] }, b: { text: [], save: [] } };
+const KINDS = ['text', 'copy', 'save'];
+const got = { a: { text: [], copy: [], save: [] }, b: { text: [], copy: [], save: [] } };
 try {
   for (let round = 0; round <= ROUNDS; round++) {
-    for (const kind of ['text', 'save']) {
+    for (const kind of KINDS) {
       const pair =
         round % 2 === 0
           ? [
@@ -151,7 +152,7 @@ const [l1, l5] = loadavg();
 console.log(
   `record save of a ${NODES}-node record, CPU µs per save (median of ${ROUNDS} rounds of ${SAVES})`,
 );
-for (const kind of ['text', 'save'])
+for (const kind of KINDS)
   for (const part of ['cpu', 'user']) {
     const [x, y] = [a, b].map((_, j) => median(got[j === 0 ? 'a' : 'b'][kind].map((u) => u[part])));
     console.log(

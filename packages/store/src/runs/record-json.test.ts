@@ -111,4 +111,16 @@ describe('recordJson', () => {
     check();
     check();
   });
+
+  it("shares in its copies a node's parsed object while the node is unchanged, not after", () => {
+    const r = record(3);
+    const first = recordText(r).copy();
+    r.nodes[1]!.status = 1;
+    const second = recordText(r).copy();
+    expect(second.nodes[0]).toBe(first.nodes[0]);
+    expect(second.nodes[1]).not.toBe(first.nodes[1]);
+    expect(second.nodes[1]?.status).toBe(1);
+    expect(first.nodes[1]?.status).toBe(0);
+    expect(second).toEqual(JSON.parse(plain(r)));
+  });
 });

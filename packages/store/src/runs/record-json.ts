@@ -6,6 +6,8 @@ interface NodeJson {
   readonly values: readonly unknown[];
   readonly json: string;
   readonly bytes: Uint8Array;
+  /** The node parsed back from `json` (made when a copy first needs it), for every copy. */
+  parsed: unknown;
 }
 
 /** The JSON of nodes saved before, by node object. */
@@ -18,7 +20,11 @@ const made = (json: string, keys: readonly string[] = [], values: readonly unkno
   values,
   json,
   bytes: Buffer.from(json),
+  parsed: undefined as unknown,
 });
+
+/** The node as its text holds it, parsed once per text: the copies of later saves share it. */
+const parsedOf = (n: NodeJson): unknown => (n.parsed ??= JSON.parse(n.json) as unknown);
 
 /**
  * The JSON text of a record's node, reused from the last save while none of the node's own
@@ -67,7 +73,11 @@ export interface RecordText {
   readonly parts: readonly Uint8Array[];
   /** The record's `revision` when the text was made: the one `parts` hold. */
   readonly revision: number;
-  /** A copy of the record as the text holds it (for `onRecordSaved`), parsed part by part. */
+  /**
+   * A copy of the record as the text holds it (for `onRecordSaved`), parsed part by part. A node
+   * unchanged since an earlier save is the object that save's copy holds (parsed once, not at
+   * every save: a long run's record is mostly such nodes): copies are for reading only.
+   */
   copy(): DagRunRecord;
 }
 
@@ -106,7 +116,7 @@ export const recordText = (r: DagRunRecord): RecordText => {
     revision: r.revision,
     copy: () => {
       const record = JSON.parse(head + tail) as DagRunRecord;
-      if (nodes !== undefined) record.nodes = nodes.map((n) => JSON.parse(n.json) as never);
+      if (nodes !== undefined) record.nodes = nodes.map((n) => parsedOf(n) as never);
       return record;
     },
   };
