@@ -14,12 +14,25 @@ export type FileData = string | Uint8Array | readonly Uint8Array[];
 
 const isParts = (d: FileData): d is readonly Uint8Array[] => Array.isArray(d);
 
-/** A temporary path next to `path` (same directory, so the rename is atomic). */
-export const tempPathFor = (path: string): string =>
-  join(
+/**
+ * Counter of this process's temporary names, from a random start: a name left by a crashed
+ * process of the same pid (after a reboot) is as unlikely to come again as with random bytes per
+ * name, which cost a call into the crypto library at every save (issue 21).
+ */
+let tempCount = randomBytes(4).readUInt32BE(0);
+
+/**
+ * A temporary path next to `path` (same directory, so the rename is atomic), unique in this
+ * process (pid and counter). Its file is created with `wx` (`writeNewFile`), so a name taken
+ * anyway fails the write instead of sharing the file.
+ */
+export const tempPathFor = (path: string): string => {
+  tempCount = (tempCount + 1) % 2 ** 32;
+  return join(
     dirname(path),
-    `${TEMP_PREFIX}${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}`,
+    `${TEMP_PREFIX}${basename(path)}.${process.pid}.${tempCount.toString(16)}`,
   );
+};
 
 /**
  * Replaces `path` with `data` atomically: writes a temporary file in the same directory, fsyncs

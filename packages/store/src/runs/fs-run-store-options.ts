@@ -21,7 +21,9 @@ export interface FsRunStoreOptions {
   /**
    * Called with a copy of each record once it is written (created, saved, or swapped in; not
    * for a stale save that was ignored): every run status change, local or a worker's, passes
-   * here. The event bus hangs off it (services `RecordTransitions`). @default none
+   * here. The event bus hangs off it (services `RecordTransitions`). The copy is for reading
+   * only: its nodes unchanged since an earlier save are that save's copy's objects
+   * (packages/store/src/runs/record-json.ts). @default none
    */
   readonly onRecordSaved?: (record: DagRunRecord) => void;
 }

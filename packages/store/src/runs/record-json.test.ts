@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDagFile, type DagRunRecord } from '@trellis/spec';
+import type { NodeStatus, RunStatus } from '@trellis/core';
+import { parseDagFile, type DagRunRecord, type NodeRecord } from '@trellis/spec';
 import { makeRunRecord } from '@trellis/testkit';
 import { recordText } from './record-json.js';
 
@@ -79,5 +80,47 @@ describe('recordJson', () => {
     r.status = 0;
     expect(copy).toEqual(JSON.parse(plain(r)));
     expect(Buffer.concat(text.parts).toString()).toBe(plain(r));
+  });
+
+  it('writes the same bytes as JSON.stringify across saves of varied nodes (every status, optional fields, children, outputs)', () => {
+    const r = record(8);
+    const child = { name: 'sub', dagRunId: 'c-1', params: 'A="1"', status: 1 as RunStatus };
+    const check = () =>
+      expect(Buffer.concat(recordText(r).parts).equals(Buffer.from(plain(r)))).toBe(true);
+    check();
+    r.nodes.forEach((n, i) => {
+      n.status = (i % 7) as NodeStatus; // every node status (0..6)
+      if (i % 2 === 0) n.exitCode = i;
+      if (i % 3 === 0) n.pid = 100 + i;
+      check();
+    });
+    const [a, b, c] = r.nodes as [NodeRecord, NodeRecord, NodeRecord];
+    a.children = [child];
+    b.childrenRepeated = [child, { ...child, dagRunId: 'c-2' }];
+    c.outputs = { OUT: 'x "quoted" \u00e9\n', EMPTY: '' };
+    check();
+    delete a.exitCode; // a key gone, then back at the end of the key order
+    check();
+    a.exitCode = 0;
+    check();
+    const d = r.nodes[3]!;
+    (d as unknown as Record<string, unknown>)['pid'] = undefined; // present but left out by JSON
+    check();
+    Object.setPrototypeOf(b, { inherited: 1 }); // an inherited key is not written
+    b.error = 'boom';
+    check();
+    check();
+  });
+
+  it("shares in its copies a node's parsed object while the node is unchanged, not after", () => {
+    const r = record(3);
+    const first = recordText(r).copy();
+    r.nodes[1]!.status = 1;
+    const second = recordText(r).copy();
+    expect(second.nodes[0]).toBe(first.nodes[0]);
+    expect(second.nodes[1]).not.toBe(first.nodes[1]);
+    expect(second.nodes[1]?.status).toBe(1);
+    expect(first.nodes[1]?.status).toBe(0);
+    expect(second).toEqual(JSON.parse(plain(r)));
   });
 });

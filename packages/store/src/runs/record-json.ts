@@ -6,6 +6,8 @@ interface NodeJson {
   readonly values: readonly unknown[];
   readonly json: string;
   readonly bytes: Uint8Array;
+  /** The node parsed back from `json` (made when a copy first needs it), for every copy. */
+  parsed: unknown;
 }
 
 /** The JSON of nodes saved before, by node object. */
@@ -18,7 +20,11 @@ const made = (json: string, keys: readonly string[] = [], values: readonly unkno
   values,
   json,
   bytes: Buffer.from(json),
+  parsed: undefined as unknown,
 });
+
+/** The node as its text holds it, parsed once per text: the copies of later saves share it. */
+const parsedOf = (n: NodeJson): unknown => (n.parsed ??= JSON.parse(n.json) as unknown);
 
 /**
  * The JSON text of a record's node, reused from the last save while none of the node's own
@@ -31,18 +37,29 @@ const made = (json: string, keys: readonly string[] = [], values: readonly unkno
 const nodeJson = (node: unknown): NodeJson => {
   if (typeof node !== 'object' || node === null || Array.isArray(node))
     return made(JSON.stringify(node) ?? 'null');
+  const hit = cache.get(node);
+  if (hit !== undefined && isUnchanged(node as Record<string, unknown>, hit)) return hit;
   const keys = Object.keys(node);
   const values = keys.map((k) => (node as Record<string, unknown>)[k]);
-  const hit = cache.get(node);
-  if (
-    hit !== undefined &&
-    hit.keys.length === keys.length &&
-    keys.every((k, i) => hit.keys[i] === k && hit.values[i] === values[i])
-  )
-    return hit;
   const fresh = made(JSON.stringify(node) ?? 'null', keys, values);
   cache.set(node, fresh);
   return fresh;
+};
+
+/**
+ * True while `node` has the keys, in order, and values (by identity) its cached text was made
+ * from. Walks the keys with `for...in`, which allocates nothing, instead of two arrays per node
+ * and save (`Object.keys` and its values), most of a save's CPU for a long run's record. A node
+ * is a plain object, whose `for...in` keys are its own ones in `Object.keys` order (inherited
+ * enumerable keys, if any, only make it count as changed: its text is made again).
+ */
+const isUnchanged = (node: Record<string, unknown>, hit: NodeJson): boolean => {
+  let i = 0;
+  for (const k in node) {
+    if (hit.keys[i] !== k || hit.values[i] !== node[k]) return false;
+    i++;
+  }
+  return i === hit.keys.length;
 };
 
 /** A record's JSON text in parts, as a save writes it. */
@@ -56,7 +73,11 @@ export interface RecordText {
   readonly parts: readonly Uint8Array[];
   /** The record's `revision` when the text was made: the one `parts` hold. */
   readonly revision: number;
-  /** A copy of the record as the text holds it (for `onRecordSaved`), parsed part by part. */
+  /**
+   * A copy of the record as the text holds it (for `onRecordSaved`), parsed part by part. A node
+   * unchanged since an earlier save is the object that save's copy holds (parsed once, not at
+   * every save: a long run's record is mostly such nodes): copies are for reading only.
+   */
   copy(): DagRunRecord;
 }
 
@@ -95,7 +116,7 @@ export const recordText = (r: DagRunRecord): RecordText => {
     revision: r.revision,
     copy: () => {
       const record = JSON.parse(head + tail) as DagRunRecord;
-      if (nodes !== undefined) record.nodes = nodes.map((n) => JSON.parse(n.json) as never);
+      if (nodes !== undefined) record.nodes = nodes.map((n) => parsedOf(n) as never);
       return record;
     },
   };
