@@ -8,7 +8,7 @@
 // main process's CPU time per run is printed too: it varies less with the machine's load than
 // the wall-clock figures.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,6 +30,7 @@ import {
   isOwnerAlive,
   processStartTime,
 } from '../packages/store/dist/index.js';
+import { cpuMs } from './util.js';
 
 const setup = (processes) => {
   const home = mkdtempSync(join(tmpdir(), 'trellis-bench-'));
@@ -68,6 +69,7 @@ const timeRun = async (env, name, yaml) => {
     if (status === 1 && firstStepAt === undefined) firstStepAt = performance.now();
   };
   env.events.on('node:statusChanged', onStatus);
+  env.processes.renew?.();
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const spawner0 = spawnerCpu(env.processes);
@@ -102,11 +104,33 @@ const spawnerCpu = (processes) => {
   const pid = processes.spawnerPid;
   if (pid === undefined) return 0;
   try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
+    return cpuMs(pid);
   } catch {
     return 0;
   }
+};
+
+/**
+ * A runner made anew by `make` for every run (`renew`), as every one-shot CLI command starts
+ * with a new one: its first 8 steps start directly, then a spawner comes up. The previous
+ * runner's spawner is ended, not left to its idle exit (one Node process each).
+ */
+const perRun = (make) => {
+  let current = make();
+  return {
+    renew() {
+      try {
+        if (current.spawnerPid !== undefined) process.kill(current.spawnerPid, 'SIGTERM');
+      } catch {
+        // gone meanwhile
+      }
+      current = make();
+    },
+    start: (spec, io) => current.start(spec, io),
+    get spawnerPid() {
+      return current.spawnerPid;
+    },
+  };
 };
 
 const cpuOf = (r, steps) =>
@@ -173,7 +197,10 @@ const spawnFloor = () => {
 export default async function run() {
   spawnFloor();
   await measure('in process', new NodeProcessRunner());
-  await measure('one-shot CLI', new SwitchingProcessRunner());
+  await measure(
+    'one-shot CLI',
+    perRun(() => new SwitchingProcessRunner()),
+  );
   const spawner = new SpawnerProcessRunner();
   await measure('spawner', spawner);
 }

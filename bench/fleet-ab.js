@@ -5,12 +5,13 @@
 // the figure more than the changes did from one hour to the next). Not a `*.bench.js`: it needs
 // the other worktree, built (`git worktree add --detach <dir> <commit>`, `pnpm install`, `tsc -b`).
 // Usage: node bench/fleet-ab.js <before worktree> [runs each, default 100]
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort, startRedis } from '../packages/testkit/dist/index.js';
+import { cpuMs } from './util.js';
 
 const [before, runsArg] = process.argv.slice(2);
 if (!before) throw new Error('usage: node bench/fleet-ab.js <before worktree> [runs]');
@@ -21,8 +22,7 @@ const here = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const treeCpuMs = (treeOf, pid) =>
   treeOf(pid).reduce((sum, p) => {
     try {
-      const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
-      return sum + ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
+      return sum + cpuMs(p, { children: true });
     } catch {
       return sum; // gone meanwhile
     }

@@ -8,27 +8,19 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { SPAWNER_FLAGS } from '../packages/executors/dist/process-runner/spawner-process-runner.js';
 import { SPAWNER_SOURCE } from '../packages/executors/dist/process-runner/spawner.source.js';
-import { sleep } from './util.js';
+import { cpuMs, sleep } from './util.js';
 
 const [stepsArg, roundsArg, setsArg] = process.argv.slice(2);
 const STEPS = Number(stepsArg ?? 300);
 const ROUNDS = Number(roundsArg ?? 3);
-const SETS = JSON.parse(
-  setsArg ??
-    '[["--max-semi-space-size=1"],["--max-semi-space-size=1","--lite-mode","--no-expose-wasm"]]',
-);
+const SETS = setsArg ? JSON.parse(setsArg) : [['--max-semi-space-size=1'], SPAWNER_FLAGS];
 
 const statusKb = (pid) => {
   const lines = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n');
   const kb = (key) => Number(/(\d+)/.exec(lines.find((l) => l.startsWith(key)) ?? '')?.[1]);
   return { rss: kb('VmRSS:'), anon: kb('RssAnon:'), file: kb('RssFile:') };
-};
-
-/** User plus system CPU of `pid` in ms (clock ticks of 10 ms). */
-const cpuMs = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
 };
 
 const measure = async (flags) => {

@@ -189,8 +189,12 @@ export const treeOf = (pid) => {
 /** RSS summed over `pid` and every process below it, in MB. */
 export const treeMb = (pid) => treeOf(pid).reduce((sum, p) => sum + rssMb(p), 0);
 
-/** CPU time (user + system) of process `pid` so far, in ms: less sensitive to load than latency. */
-export const cpuMs = (pid) => {
+/**
+ * CPU time (user + system) of process `pid` so far, in ms: less sensitive to load than latency.
+ * With `children`, also that of its children it has reaped (cutime, cstime: the steps).
+ */
+export const cpuMs = (pid, { children = false } = {}) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
+  const ticks = Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
+  return (ticks * 1000) / 100; // clock ticks (100 Hz)
 };

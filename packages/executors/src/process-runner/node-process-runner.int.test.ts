@@ -10,6 +10,7 @@ import type { ProcessRunner } from '@trellis/core';
 import { isAlive, TextSink } from '../../test/support/text-sink.js';
 import { NodeProcessRunner } from './node-process-runner.js';
 import { SpawnerProcessRunner } from './spawner-process-runner.js';
+import { SwitchingProcessRunner } from './switching-process-runner.js';
 
 const env = { PATH: '/usr/local/bin:/usr/bin:/bin' };
 let dir: string;
@@ -26,14 +27,23 @@ describe.each([
   {
     kind: 'node process runner',
     file: 'node-process-runner.ts',
+    className: 'NodeProcessRunner',
     make: () => new NodeProcessRunner(),
   },
   {
     kind: 'spawner process runner',
     file: 'spawner-process-runner.ts',
+    className: 'SpawnerProcessRunner',
     make: () => new SpawnerProcessRunner(),
   },
-])('$kind', ({ file, make }) => {
+  {
+    // the one-shot CLI's: the tests after the second run their processes through the spawner
+    kind: 'switching process runner',
+    file: 'switching-process-runner.ts',
+    className: 'SwitchingProcessRunner',
+    make: () => new SwitchingProcessRunner({ directStarts: 2 }),
+  },
+])('$kind', ({ file, className, make }) => {
   const runner: ProcessRunner = make();
   const sh = (script: string, cwd = dir) => {
     const io = { stdout: new TextSink(), stderr: new TextSink() };
@@ -150,8 +160,6 @@ describe.each([
     // Nothing but the runner holds this process open: it must wait for the child, then exit.
     const script = join(dir, 'alone.mts');
     const runnerSrc = fileURLToPath(new URL(`./${file}`, import.meta.url));
-    const className =
-      file === 'node-process-runner.ts' ? 'NodeProcessRunner' : 'SpawnerProcessRunner';
     await writeFile(
       script,
       `import { PassThrough } from 'node:stream';

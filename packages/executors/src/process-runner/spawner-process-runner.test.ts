@@ -1,10 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SpawnerProcessRunner } from './spawner-process-runner.js';
 
 /** Spawners as Node hands them out when file descriptors ran out: no IPC channel, no `send`. */
-const spawned = vi.hoisted(() => [] as { killed: number; args: readonly string[] }[]);
+const spawned = vi.hoisted(
+  () => [] as { killed: number; disconnected: number; args: readonly string[] }[],
+);
 vi.mock('node:child_process', () => ({
   spawn: (_command: string, args: readonly string[]) => {
     const helper = Object.assign(new EventEmitter(), {
@@ -13,6 +15,8 @@ vi.mock('node:child_process', () => ({
       pid: undefined,
       channel: undefined,
       killed: 0,
+      disconnected: 0,
+      disconnect: () => void helper.disconnected++,
       ref: () => undefined,
       unref: () => undefined,
       kill: () => {
@@ -49,5 +53,22 @@ describe('SpawnerProcessRunner without a channel to its spawner (EMFILE, ENFILE)
     runner.start(spec, { stdout: new PassThrough(), stderr: new PassThrough() });
     const flags = spawned.at(-1)?.args.slice(0, -2);
     expect(flags).toEqual(['--max-semi-space-size=1', '--lite-mode', '--no-expose-wasm']);
+  });
+});
+
+describe('SpawnerProcessRunner.prepare', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('ends a prepared spawner that no start used after idleExitMs', () => {
+    vi.useFakeTimers();
+    const runner = new SpawnerProcessRunner({ idleExitMs: 1000 });
+    runner.prepare();
+    const helper = spawned.at(-1);
+    vi.advanceTimersByTime(999);
+    expect(helper?.disconnected).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(helper?.disconnected).toBe(1);
+    runner.prepare(); // the next one is a new spawner
+    expect(spawned.at(-1)).not.toBe(helper);
   });
 });

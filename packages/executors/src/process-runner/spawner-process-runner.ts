@@ -13,13 +13,11 @@ export interface SpawnerProcessRunnerOptions extends NodeProcessRunnerOptions {
   readonly idleExitMs?: number;
 }
 
-/** The spawner's command line (see `#helper`). */
-const SPAWNER_ARGS: readonly string[] = [
+/** The spawner's V8 flags (see `#helper`; bench/spawner-flags-ab.js compares sets of them). */
+export const SPAWNER_FLAGS: readonly string[] = [
   '--max-semi-space-size=1',
   '--lite-mode',
   '--no-expose-wasm', // else lite mode warns on stderr that it turned WebAssembly off
-  '-e',
-  SPAWNER_SOURCE,
 ];
 
 type Exit = Awaited<RunningProcess['exited']>;
@@ -87,6 +85,7 @@ export class SpawnerProcessRunner implements ProcessRunner {
    */
   prepare(): void {
     this.#helper();
+    if (this.#tracked.size === 0) this.#idle(); // never used: it goes after `idleExitMs`
   }
 
   start(spec: ProcessSpec, io: Io): RunningProcess {
@@ -140,7 +139,12 @@ export class SpawnerProcessRunner implements ProcessRunner {
     // `--lite-mode`: no optimizing compilers and lazy feedback vectors; the spawner's work is in
     // Node's C++ (fork, IPC), so steps start no slower, and it holds ~7 MB less RSS (~5 MB of
     // the binary's compiler pages never touched; docs/decisions.md, "Memory as history grows").
-    const helper = spawn(process.execPath, SPAWNER_ARGS, {
+    // `detached`: its own session and process group, so a Ctrl-C (SIGINT to the terminal's
+    // foreground group), SIGQUIT, SIGTSTP or a hangup does not end or stop it under its running
+    // children; this process's own stop logic signals them, and the spawner still exits when
+    // this process goes (on the IPC channel's `disconnect`, see spawner.source.ts).
+    const helper = spawn(process.execPath, [...SPAWNER_FLAGS, '-e', SPAWNER_SOURCE], {
+      detached: true,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
       env: {},
