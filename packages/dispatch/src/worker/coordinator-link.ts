@@ -109,9 +109,9 @@ export class CoordinatorLink {
    * the coordinator (`GET /workers`, `svc_worker_busy_slots`) sees the slot free at once. It goes
    * once the final reports of the runs that ended before it were delivered (those ending while it
    * waits make the next one), so it lists none of them and the coordinator already freed their
-   * slots. Cheap: the ends of one turn of the
-   * event loop (a slot's release, then its run's report delivered) make one heartbeat, and those
-   * during it one more after it. A failure is left to the heartbeat loop.
+   * slots. Cheap: the ends of one turn of the event loop (a slot's release, then its run's report
+   * delivered) make one heartbeat, and those during it one more after it. A failure is left to
+   * the heartbeat loop.
    */
   #beatPromptly(): void {
     if (this.#stop.signal.aborted) return;
