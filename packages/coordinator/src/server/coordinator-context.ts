@@ -48,3 +48,10 @@ export const createContext = (
       }),
   };
 };
+
+/** Forgets a worker: its registry entry and the runs kept for it (dropped, reported). */
+export const forgetWorker = (ctx: CoordinatorContext, workerId: string): void => {
+  ctx.registry.forget(workerId);
+  ctx.dropped.forgetWorker(workerId);
+  ctx.reported.forgetWorker(workerId);
+};

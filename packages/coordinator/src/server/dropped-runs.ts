@@ -11,6 +11,11 @@ export class RunKeysByWorker {
   has(workerId: string, runKey: string): boolean {
     return this.byWorker.get(workerId)?.has(runKey) ?? false;
   }
+
+  /** The worker was forgotten: nothing is kept for it. */
+  forgetWorker(workerId: string): void {
+    this.byWorker.delete(workerId);
+  }
 }
 
 /** Runs taken from a worker (it was lost): worker id -> keys of the runs it must drop. */

@@ -134,3 +134,33 @@ describe('a run whose final report the coordinator took', () => {
     expect((await c.beat('w1', [{ ref: ref() }])).drop).toEqual([ref()]);
   });
 });
+
+describe('a final report stored by a coordinator that failed before answering', () => {
+  /** Coordinator a stored w1's final report of r1, then died; b is fresh on the same store. */
+  const failedOver = async () => {
+    const a = setup();
+    a.store.put(record());
+    a.tracker.track(ref(), ref(), 'w1', {});
+    await a.beat('w1', [{ ref: ref() }]);
+    const final = report(1, { ...record('r1', RunStatus.Succeeded), revision: 2 });
+    await a.reports.report(final);
+    return { b: setup(a.store), final };
+  };
+
+  it('is taken by the next coordinator it is sent to: heartbeats that list the run are no warning', async () => {
+    const { b, final } = await failedOver();
+    expect(await b.reports.report(final)).toEqual({ appliedSeq: 1, dropped: false });
+    // heartbeats w1 sent before b's answer reached it: the run is neither adopted nor dropped
+    for (let i = 0; i < 2; i++) expect((await b.beat('w1', [{ ref: ref() }])).drop).toEqual([]);
+    await b.beat('w1');
+    expect(b.warnings).toEqual([]);
+  });
+
+  it('sent again after a heartbeat that lists the run: the run is dropped without a warning', async () => {
+    const { b, final } = await failedOver();
+    await b.beat('w1', [{ ref: ref() }]);
+    expect((await b.beat('w1', [{ ref: ref() }])).drop).toEqual([ref()]);
+    await b.reports.report(final);
+    expect(b.warnings).toEqual([]);
+  });
+});

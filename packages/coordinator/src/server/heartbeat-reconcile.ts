@@ -137,9 +137,16 @@ export class HeartbeatReconcile {
         : isFinalRunStatus(stored.status)
           ? 'it already ended'
           : `it is not this worker's`;
-    this.#ctx.warn(
-      `worker "${workerId}" runs run ${ref.dagRunId} of DAG "${ref.name}", but ${why}: told to drop it`,
-    );
+    // its own run that ended: its final report is on its way (the coordinator that stored it may
+    // have failed before answering), nothing to warn about
+    if (
+      stored === undefined ||
+      !isFinalRunStatus(stored.status) ||
+      stored.owner?.workerId !== workerId
+    )
+      this.#ctx.warn(
+        `worker "${workerId}" runs run ${ref.dagRunId} of DAG "${ref.name}", but ${why}: told to drop it`,
+      );
     this.#ctx.dropped.add(workerId, runKey(ref, root));
     this.#ctx.commands.push(workerId, { kind: 'KIND_DROP', run: toMsg(ref) });
   }

@@ -2,7 +2,7 @@ import { UNHEALTHY_MS } from '../registry/worker-health.js';
 import { FORGET_AFTER_MS } from '../registry/worker-registry.js';
 import type { SharedFleet } from '../fleet/shared-fleet.js';
 import type { WorkerEntry } from '../registry/worker-registry.js';
-import type { CoordinatorContext } from './coordinator-context.js';
+import { forgetWorker, type CoordinatorContext } from './coordinator-context.js';
 import { loseRun } from './run-loss.js';
 
 /**
@@ -64,7 +64,7 @@ export class LostWorkers {
         now.getTime() - w.lastHeartbeat.getTime() > FORGET_AFTER_MS &&
         this.#ctx.runs.ofWorker(w.id).length === 0
       ) {
-        this.#ctx.registry.forget(w.id);
+        forgetWorker(this.#ctx, w.id);
         this.#reported.delete(w.id);
       }
     }
@@ -77,7 +77,7 @@ export class LostWorkers {
   #handOver(w: WorkerEntry, advertise: string): void {
     const runs = this.#ctx.runs.ofWorker(w.id);
     for (const run of runs) this.#ctx.runs.remove(run.ref, run.root);
-    this.#ctx.registry.forget(w.id);
+    forgetWorker(this.#ctx, w.id);
     this.#reported.delete(w.id);
     if (!w.assumed || runs.length > 0)
       this.#ctx.warn(

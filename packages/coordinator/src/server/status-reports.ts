@@ -133,8 +133,14 @@ export class StatusReports {
       return { run: this.#tracker.track(ref, root, req.workerId, {}), created: true };
     } else {
       const owner = existing.owner?.workerId;
-      if (isFinalRunStatus(existing.status) || (owner !== undefined && owner !== req.workerId))
+      const ended = isFinalRunStatus(existing.status);
+      if (ended || (owner !== undefined && owner !== req.workerId)) {
+        // the worker's final report, stored by a coordinator that failed before answering: taken
+        // here, so the heartbeats it sends until this answer reaches it may still list the run
+        if (ended && owner === req.workerId && isFinalRunStatus(record.status))
+          this.#ended(req.workerId, ref, root, true);
         return { appliedSeq: req.seq, dropped: !isFinalRunStatus(record.status) };
+      }
     }
     return { run: this.#tracker.track(ref, root, req.workerId, {}), created: false };
   }

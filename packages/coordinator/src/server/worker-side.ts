@@ -16,7 +16,7 @@ import type { SharedFleet } from '../fleet/shared-fleet.js';
 import type { RemoteWorker } from '../fleet/fleet-port.js';
 import { healthOf, WorkerHealth } from '../registry/worker-health.js';
 import { busySlots } from './busy-slots.js';
-import type { CoordinatorContext } from './coordinator-context.js';
+import { forgetWorker, type CoordinatorContext } from './coordinator-context.js';
 import type { HeartbeatReconcile } from './heartbeat-reconcile.js';
 import { runKey } from './remote-runs.js';
 import { toMsg } from './wire-refs.js';
@@ -187,7 +187,7 @@ export class WorkerSide {
     if (w === undefined) return { forgotten: true };
     if (w.incarnation !== req.incarnation || this.#ctx.runs.ofWorker(req.workerId).length > 0)
       return { forgotten: false };
-    this.#ctx.registry.forget(req.workerId);
+    forgetWorker(this.#ctx, req.workerId);
     return { forgotten: true };
   }
 

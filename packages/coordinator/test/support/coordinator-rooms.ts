@@ -69,6 +69,7 @@ export const setup = (store = new MemoryCoordinatorStore()) => {
     store,
     ctx,
     tracker,
+    workers,
     updates,
     warnings,
     beat,

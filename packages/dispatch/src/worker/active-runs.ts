@@ -20,9 +20,8 @@ export interface ActiveRun {
  */
 export class ActiveRuns {
   readonly #runs = new Map<string, ActiveRun>();
-  /** Runs that ended, until their final report was delivered. */
-  readonly #reporting = new Map<string, ActiveRun>();
-  readonly #reported = new Set<() => void>();
+  /** Runs that ended, until their final report was delivered (`settled` then). */
+  readonly #reporting = new Map<string, { run: ActiveRun; settled: Promise<void> }>();
   readonly #idle = new Set<() => void>();
   readonly #freed = new Set<() => void>();
   #slots = 0;
@@ -55,21 +54,28 @@ export class ActiveRuns {
     const run = this.#runs.get(key);
     if (!run) return;
     this.#runs.delete(key);
-    this.#reporting.set(key, run);
     const done = (): void => {
-      if (this.#reporting.get(key) === run) this.#reporting.delete(key);
+      if (this.#reporting.get(key)?.run === run) this.#reporting.delete(key);
       this.#onFreed();
-      if (this.#reporting.size > 0) return;
-      for (const r of this.#reported) r();
-      this.#reported.clear();
     };
-    delivered.then(done, done);
+    this.#reporting.set(key, { run, settled: delivered.then(done, done) });
   }
 
-  /** Resolves once no ended run waits for its final report to be delivered. */
-  whenReported(): Promise<void> {
-    if (this.#reporting.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#reported.add(resolve));
+  /**
+   * Resolves once the final reports of the runs that ended so far were delivered (runs ending
+   * later do not hold it up), or at once when `signal` aborts; it leaves no listener behind.
+   */
+  whenReported(signal: AbortSignal): Promise<void> {
+    const pending = [...this.#reporting.values()].map((r) => r.settled);
+    if (pending.length === 0 || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      Promise.all(pending).then(done, done);
+    });
   }
 
   /** Calls `listener` each time a run ends or a slot is released (the heartbeat tells it). */
@@ -92,7 +98,8 @@ export class ActiveRuns {
 
   /** The runs executing now and those whose final report is on its way, as heartbeats list them. */
   tasks(): RunningTaskMsg[] {
-    return [...this.#runs.values(), ...this.#reporting.values()].map((r) => ({
+    const ended = [...this.#reporting.values()].map((r) => r.run);
+    return [...this.#runs.values(), ...ended].map((r) => ({
       run: { name: r.ref.name, dagRunId: r.ref.dagRunId },
       root: { name: r.root.name, dagRunId: r.root.dagRunId },
       parent: r.parent ? { name: r.parent.name, dagRunId: r.parent.dagRunId } : null,

@@ -58,9 +58,9 @@ const linkWithHeartbeats = () => {
   return { link, runs, beats, beatsTaken };
 };
 
-const running = () => ({
-  ref,
-  root: ref,
+const running = (run = ref) => ({
+  ref: run,
+  root: run,
   parent: undefined,
   startedAt: '',
   stop: new AbortController(),
@@ -107,13 +107,40 @@ describe('CoordinatorLink', () => {
   });
 
   it('halts while a final report is still undelivered', async () => {
-    const { link, runs, beatsTaken } = linkWithHeartbeats();
+    const { link, runs, beats, beatsTaken } = linkWithHeartbeats();
     runs.takeSlot();
     runs.add('k', running());
     link.start();
     await beatsTaken(1);
     runs.end('k', new Promise<void>(() => undefined));
     runs.releaseSlot();
+    link.halt();
+    await link.whenHalted();
+    expect(beats).toHaveLength(1); // the prompt one never went
+  });
+
+  it('sends the prompt heartbeat once the reports it waited for went, while a later run still reports', async () => {
+    const { link, runs, beats, beatsTaken } = linkWithHeartbeats();
+    const other = { name: 'd', dagRunId: 'r2' };
+    runs.takeSlot();
+    runs.takeSlot();
+    runs.add('k', running());
+    runs.add('k2', running(other));
+    link.start();
+    await beatsTaken(1);
+    const waiting = new Promise<void>((resolve) => {
+      const whenReported = runs.whenReported.bind(runs);
+      runs.whenReported = (signal) => (resolve(), whenReported(signal));
+    });
+    let deliver = (): void => undefined;
+    runs.end('k', new Promise<void>((r) => (deliver = r)));
+    runs.releaseSlot();
+    await waiting; // the prompt heartbeat waits for the report of 'k'
+    runs.end('k2', new Promise<void>(() => undefined)); // its report stays in flight
+    runs.releaseSlot();
+    deliver();
+    await beatsTaken(2);
+    expect(beats[1]).toMatchObject({ runningTasks: [{ run: other }], slotsBusy: 0 });
     link.halt();
     await link.whenHalted();
   });

@@ -42,10 +42,6 @@ export class CoordinatorLink {
   readonly #deps: CoordinatorLinkDeps;
   readonly #incarnation = randomUUID();
   readonly #stop = new AbortController();
-  /** Resolves when the link halts (a final report left undelivered does not hold it up). */
-  readonly #halted = new Promise<void>((resolve) =>
-    this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }),
-  );
   readonly #startedAt: string;
   #connected: boolean | undefined;
   /** The last failure was the coordinator refusing this worker (token, protocol version). */
@@ -111,10 +107,11 @@ export class CoordinatorLink {
   /**
    * A heartbeat soon after a run here ended or its slot was released, not up to a period later:
    * the coordinator (`GET /workers`, `svc_worker_busy_slots`) sees the slot free at once. It goes
-   * once the final reports of the runs that ended were delivered: sent before, it would list
-   * none of them while the coordinator still tracks them. Cheap: the ends of one turn of the
-   * event loop (a slot's release, then its run's report delivered) make one heartbeat, and those
-   * during it one more after it. A failure is left to the heartbeat loop.
+   * once the final reports of the runs that ended before it were delivered (those ending while it
+   * waits make the next one), so it lists none of them and the coordinator already freed their
+   * slots. Cheap: the ends of one turn of the event loop (a slot's release, then its run's report
+   * delivered) make one heartbeat, and those during it one more after it. A failure is left to
+   * the heartbeat loop.
    */
   #beatPromptly(): void {
     if (this.#stop.signal.aborted) return;
@@ -125,7 +122,7 @@ export class CoordinatorLink {
     this.#prompt = (async () => {
       do {
         await this.#deps.agent.clock.sleep(0);
-        await Promise.race([this.#deps.runs.whenReported(), this.#halted]);
+        await this.#deps.runs.whenReported(this.#stop.signal); // a halt does not wait
         this.#again = false;
         if (this.#stop.signal.aborted) break;
         await this.beat().catch(() => undefined);

@@ -21,6 +21,7 @@ import {
   failureKind,
   retryDelayMs,
 } from './outbox-policy.js';
+import { SentWaiters } from './outbox-sent.js';
 import { OutboxSpace } from './outbox-space.js';
 
 /** What the outbox needs. */
@@ -56,8 +57,7 @@ export class Outbox {
   readonly #outage: OutageLog;
   readonly #lanes = new Map<string, Lane>();
   readonly #idle = new Set<() => void>();
-  /** Callers of `whenSent`, by run key. */
-  readonly #sent = new Map<string, (() => void)[]>();
+  readonly #sent = new SentWaiters();
   #stop = new AbortController();
   #started = false;
   /** Callers of `drained` waiting. */
@@ -154,12 +154,7 @@ export class Outbox {
 
   /** Resolves once everything queued so far for a run was delivered (or refused, or dropped). */
   whenSent(runKey: string): Promise<void> {
-    if (!this.#lanes.has(runKey)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const waiting = this.#sent.get(runKey);
-      if (waiting) waiting.push(resolve);
-      else this.#sent.set(runKey, [resolve]);
-    });
+    return this.#lanes.has(runKey) ? this.#sent.wait(runKey) : Promise.resolve();
   }
 
   /** Stops delivering and closes the journal: what is left goes after the next start. */
@@ -229,8 +224,7 @@ export class Outbox {
     lane.pumping = false;
     if (lane.items.length === 0) {
       this.#lanes.delete(runKey);
-      for (const r of this.#sent.get(runKey) ?? []) r();
-      this.#sent.delete(runKey);
+      this.#sent.sent(runKey);
     }
     this.#removed();
   }
