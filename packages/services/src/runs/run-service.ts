@@ -28,9 +28,7 @@ import type { LocalDispatcherPort, RunDispatcher } from './dispatcher-port.js';
 import { RemoteChildRuns } from './remote-child-runs.js';
 import { retryNodes } from './retry-plan.js';
 import type { ProcessProbe, RunStorePort } from './run-store-port.js';
-
-/** How often a step status change reads and tries again when the run changed meanwhile. */
-const STEP_STATUS_ATTEMPTS = 8;
+import { setStepStatus } from './step-status.js';
 
 export type { StartedRun, Trigger } from '../admission/admission.js';
 
@@ -243,33 +241,8 @@ export class RunService implements ChildRunner {
    * Sets one step's status in a run that is not running (spec: step status update), e.g. to
    * mark a failed step done before a retry. The run's own status is left as it is.
    */
-  async setStepStatus(
-    ref: RunRef,
-    stepName: string,
-    status: NodeStatus,
-    root?: RunRef,
-  ): Promise<void> {
-    // compare-and-swap: two changes of one run at once (two steps, two instances) both land
-    for (let attempt = 1; attempt <= STEP_STATUS_ATTEMPTS; attempt++) {
-      const run = await this.deps.store.getRun(ref, root ? { root } : {});
-      const node = [...run.nodes, run.onSuccess, run.onFailure, run.onCancel, run.onExit].find(
-        (n) => n?.step.name === stepName,
-      );
-      if (!node) throw notFound('step', `${stepName} in run ${ref.dagRunId} of DAG "${ref.name}"`);
-      if (run.status === RunStatus.Running) {
-        throw badRequest(
-          `run ${ref.dagRunId} of DAG "${ref.name}" is still running: stop it or wait before changing a step's status`,
-        );
-      }
-      const read = run.revision;
-      node.status = status;
-      run.revision++;
-      if (await this.deps.store.saveRunIf(run, read)) return;
-    }
-    throw new AppError(
-      ErrorCode.ServiceUnavailable,
-      `run ${ref.dagRunId} of DAG "${ref.name}" changed ${STEP_STATUS_ATTEMPTS} times while step "${stepName}" was set: send the request again`,
-    );
+  setStepStatus(ref: RunRef, stepName: string, status: NodeStatus, root?: RunRef): Promise<void> {
+    return setStepStatus(this.deps.store, { ref, stepName, status, root });
   }
 
   /**
