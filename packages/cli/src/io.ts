@@ -24,3 +24,7 @@ export const ExitCode = {
   Queued: 6,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** The environment as a plain record of defined values. */
+export const definedEnv = (env: CliIo['env']): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));

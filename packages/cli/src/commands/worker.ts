@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { ConfigError, systemClock, type Config, type loadConfig } from '@trellis/core';
-import { ExitCode, type CliIo } from '../io.js';
+import { ExitCode, definedEnv, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import { SHUTDOWN_GRACE_MS, shutdownSignal } from '../wiring/shutdown.js';
 import type { Command } from './command.js';
@@ -126,20 +126,19 @@ const run = async (args: readonly string[], io: CliIo): Promise<ExitCode> => {
     executors: executorSet.executors,
     runHooks: [tracer, ...executorSet.runHooks],
     commands: new ShellCommandRunner(processes),
-    systemEnv: Object.fromEntries(
-      Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined),
-    ),
+    systemEnv: definedEnv(io.env),
     defaultShell: config.defaultShell || io.env.SHELL || 'sh',
     owner: { pid: owner.pid, host: owner.host, processStart: owner.processStart },
     log: (line) => io.err(`worker ${id}: ${line}`),
     version: VERSION,
   });
+  const signalled = shutdownSignal(io); // before "started": a SIGTERM sent on seeing it is handled
   agent.start();
   io.out(
     `Trellis worker "${id}" started (coordinator ${address}, labels ${JSON.stringify(config.worker.labels)}, concurrency ${config.worker.concurrency})`,
   );
   await Promise.race([
-    shutdownSignal(io),
+    signalled,
     agent.drainRequested.then(() =>
       io.err(`worker ${id}: drained by an operator: letting its runs finish, then exiting`),
     ),

@@ -25,7 +25,7 @@ import { DagFileLoader, FsDagStore, type DagSuspendFlags } from '@trellis/store'
 import { RetentionOnStart, recoverLostRuns } from '@trellis/scheduler';
 import { currentOwner, isOwnerAlive, processStartTime } from '@trellis/store';
 import { RunTracer } from '@trellis/telemetry';
-import type { CliIo } from '../io.js';
+import { definedEnv, type CliIo } from '../io.js';
 import { VERSION } from '../version.js';
 import type { Fleet } from './fleet.js';
 import type { PgDb } from '@trellis/store-pg';
@@ -59,10 +59,6 @@ export interface Runtime {
   /** Distributed mode's coordinator and dispatcher (with `opts.fleet` and `redis.url`). */
   readonly fleet?: Fleet;
 }
-
-/** The environment as a plain record of defined values. */
-const definedEnv = (env: CliIo['env']): Record<string, string> =>
-  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 
 /** How a command wants its runtime. */
 export interface RuntimeOptions {
