@@ -1,0 +1,58 @@
+import { appendFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isMissing } from '../fs/fs-errors.js';
+import type { StoreLayout } from '../layout/store-layout.js';
+
+/** A DAG's change file: one byte appended per write of a record indexed under the DAG. */
+export const CHANGES_FILE = '.changes';
+
+/**
+ * The per-DAG change stamp of the file store, shared by every process on the data folder
+ * (docs/decisions.md, "A per-DAG change stamp"). Every write of a record indexed under a DAG
+ * (created, saved, swapped in, deleted) appends one byte to `runs/<dag>/.changes` once the
+ * write is readable, before the write's promise resolves; an `O_APPEND` write of one byte is
+ * atomic across processes, so the file's size only grows, by one per write. The stamp is the
+ * file's inode, size and change time: one `stat` tells a reader whether anything of the DAG's
+ * runs was written since it last looked, in this process or another.
+ *
+ * Why not the index: a save that changes no summary field (a step's status in a finished run, a
+ * running run's progress) appends no index line (`IndexState.holds`).
+ */
+export class DagChanges {
+  readonly #layout: StoreLayout;
+
+  constructor(layout: StoreLayout) {
+    this.#layout = layout;
+  }
+
+  #path(dagName: string): string {
+    return join(this.#layout.dagDir(dagName), CHANGES_FILE);
+  }
+
+  /**
+   * Notes a write of a record indexed under `dagName`, once it is readable. A DAG folder gone
+   * meanwhile (its last run deleted by hand) has nothing left to show: not an error.
+   */
+  async note(dagName: string): Promise<void> {
+    try {
+      await appendFile(this.#path(dagName), '+');
+    } catch (e) {
+      if (!isMissing(e)) throw e;
+    }
+  }
+
+  /**
+   * Text that changes with every `note` of the DAG completed since it was last taken, by any
+   * process; undefined when the DAG has no change file (no write by this version yet: a reader
+   * may keep nothing then).
+   */
+  async stamp(dagName: string): Promise<string | undefined> {
+    try {
+      const st = await stat(this.#path(dagName), { bigint: true });
+      return `${st.ino}:${st.size}:${st.ctimeNs}`;
+    } catch (e) {
+      if (isMissing(e)) return undefined;
+      throw e;
+    }
+  }
+}
