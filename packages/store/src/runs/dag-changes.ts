@@ -43,16 +43,30 @@ export class DagChanges {
 
   /**
    * Text that changes with every `note` of the DAG completed since it was last taken, by any
-   * process; undefined when the DAG has no change file (no write by this version yet: a reader
-   * may keep nothing then).
+   * process. A DAG folder without the file (runs written before this version, or seeded by
+   * hand) gets an empty one: every write from then on is noted. Undefined when the DAG has no
+   * folder (no runs: a reader keeps nothing).
    */
   async stamp(dagName: string): Promise<string | undefined> {
-    try {
-      const st = await stat(this.#path(dagName), { bigint: true });
-      return `${st.ino}:${st.size}:${st.ctimeNs}`;
-    } catch (e) {
-      if (isMissing(e)) return undefined;
-      throw e;
+    const path = this.#path(dagName);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const st = await stat(path, { bigint: true });
+        return `${st.ino}:${st.size}:${st.ctimeNs}`;
+      } catch (e) {
+        if (!isMissing(e) || attempt > 0) return missing(e);
+      }
+      try {
+        await appendFile(path, ''); // created if missing, never truncated (another may write)
+      } catch (e) {
+        return missing(e);
+      }
     }
   }
 }
+
+/** Undefined for a missing file or folder; any other error is thrown. */
+const missing = (e: unknown): undefined => {
+  if (isMissing(e)) return undefined;
+  throw e;
+};

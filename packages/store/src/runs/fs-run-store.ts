@@ -202,8 +202,7 @@ export class FsRunStore {
   /**
    * Text that changes whenever a record of the DAG's runs (children stored under them
    * included) is created, saved, swapped in or deleted, by this process or another sharing the
-   * data folder: one `stat` (dag-changes.ts). Undefined when no write of this version was noted
-   * for the DAG yet.
+   * data folder: one `stat` (dag-changes.ts). Undefined when the DAG has no runs folder.
    */
   changeStamp(dagName: string): Promise<string | undefined> {
     return isSafeDagName(dagName) ? this.#changes.stamp(dagName) : Promise.resolve(undefined);
