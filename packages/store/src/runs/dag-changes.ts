@@ -1,4 +1,4 @@
-import { appendFile, stat } from 'node:fs/promises';
+import { appendFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMissing } from '../fs/fs-errors.js';
 import type { StoreLayout } from '../layout/store-layout.js';
@@ -13,7 +13,9 @@ export const CHANGES_FILE = '.changes';
  * write is readable, before the write's promise resolves; an `O_APPEND` write of one byte is
  * atomic across processes, so the file's size only grows, by one per write. The stamp is the
  * file's inode, size and change time: one `stat` tells a reader whether anything of the DAG's
- * runs was written since it last looked, in this process or another.
+ * runs was written since it last looked, in this process or another. Both are synchronous
+ * calls: a `stat` or a one-byte append costs a few microseconds of CPU, several times less than
+ * the same call through the thread pool (measured: docs/decisions.md).
  *
  * Why not the index: a save that changes no summary field (a step's status in a finished run, a
  * running run's progress) appends no index line (`IndexState.holds`).
@@ -33,9 +35,9 @@ export class DagChanges {
    * Notes a write of a record indexed under `dagName`, once it is readable. A DAG folder gone
    * meanwhile (its last run deleted by hand) has nothing left to show: not an error.
    */
-  async note(dagName: string): Promise<void> {
+  note(dagName: string): void {
     try {
-      await appendFile(this.#path(dagName), '+');
+      appendFileSync(this.#path(dagName), '+');
     } catch (e) {
       if (!isMissing(e)) throw e;
     }
@@ -47,17 +49,17 @@ export class DagChanges {
    * hand) gets an empty one: every write from then on is noted. Undefined when the DAG has no
    * folder (no runs: a reader keeps nothing).
    */
-  async stamp(dagName: string): Promise<string | undefined> {
+  stamp(dagName: string): string | undefined {
     const path = this.#path(dagName);
     for (let attempt = 0; ; attempt++) {
       try {
-        const st = await stat(path, { bigint: true });
+        const st = statSync(path, { bigint: true });
         return `${st.ino}:${st.size}:${st.ctimeNs}`;
       } catch (e) {
         if (!isMissing(e) || attempt > 0) return missing(e);
       }
       try {
-        await appendFile(path, ''); // created if missing, never truncated (another may write)
+        appendFileSync(path, ''); // created if missing, never truncated (another may write)
       } catch (e) {
         return missing(e);
       }

@@ -205,7 +205,7 @@ export class FsRunStore {
    * data folder: one `stat` (dag-changes.ts). Undefined when the DAG has no runs folder.
    */
   changeStamp(dagName: string): Promise<string | undefined> {
-    return isSafeDagName(dagName) ? this.#changes.stamp(dagName) : Promise.resolve(undefined);
+    return Promise.resolve(isSafeDagName(dagName) ? this.#changes.stamp(dagName) : undefined);
   }
 
   /**

@@ -81,7 +81,7 @@ export class RunDeleter {
       await this.#finishTrash(ref.name, ref.dagRunId, trash);
     } finally {
       // the run is gone from reads since the rename, whatever became of the rest
-      await this.#deps.changes.note(loc.indexDag);
+      this.#deps.changes.note(loc.indexDag);
     }
   }
 
@@ -105,7 +105,7 @@ export class RunDeleter {
     const root: RunRef = { name: dagName, dagRunId };
     await index.remove([dagRunId, ...[...children.values()].map((c) => indexKeyOf(c, root))]);
     // also for a deletion a crash interrupted (`sweepTrash`), which may not have been noted
-    await this.#deps.changes.note(dagName);
+    this.#deps.changes.note(dagName);
     for (const r of [root, ...children.values()])
       await rm(this.#deps.layout.runLogDir(r), { recursive: true, force: true });
     // logs under a DAG's own logDir, where the records say they are

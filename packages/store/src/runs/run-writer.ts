@@ -198,7 +198,7 @@ export class RunWriter {
     try {
       return await write;
     } finally {
-      if (published()) await this.#deps.changes.note(dagName);
+      if (published()) this.#deps.changes.note(dagName);
     }
   }
 
