@@ -50,4 +50,14 @@ describe('DagRunsBodyCache', () => {
     expect(c.get('b', key('s'))).toBeUndefined();
     expect(c.get('a', key('s'))).toBeDefined();
   });
+
+  it('makes an answer again once it is older than its bound, under the same stamp', () => {
+    let now = 0;
+    const c = new DagRunsBodyCache(2, 1000, () => now);
+    c.put('a', key('s'), body());
+    now = 999;
+    expect(c.get('a', key('s'))).toBeDefined();
+    now = 1000;
+    expect(c.get('a', key('s'))).toBeUndefined();
+  });
 });

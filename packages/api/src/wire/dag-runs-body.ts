@@ -6,6 +6,13 @@ import type { ListingBody } from './run-summary-json.js';
 /** DAG files whose answer is kept at most (the least recently answered goes first). */
 export const MAX_KEPT_DAG_RUNS = 64;
 
+/**
+ * A kept answer is made again after this long (ms) even under the same stamp: the bound on
+ * what a write the stamp missed can cost (a file-store process that died between a record's
+ * rename and its note, or a process of an earlier version writing the same data folder).
+ */
+export const MAX_KEPT_AGE_MS = 30_000;
+
 /** What a kept answer was made from: the store's change stamp, the DAG's name and step order. */
 export interface DagRunsKey {
   /** `RunReads.changeStamp`, taken before the runs were read; undefined: keep nothing. */
@@ -16,6 +23,8 @@ export interface DagRunsKey {
 
 interface Kept extends ListingBody {
   readonly key: string;
+  /** When it was made (`now()`). */
+  readonly at: number;
 }
 
 const textOf = (k: DagRunsKey): string | undefined =>
@@ -41,14 +50,23 @@ export const dagRunsBody = (stepOrder: readonly string[], runs: readonly DagRunR
  * The last answer of GET /dags/{fileName}/dag-runs per DAG file, answered again while the
  * store's change stamp of the DAG, its name and its step order are the same: the stamp changes
  * with every write of a record of the DAG's runs, by any process (docs/decisions.md, "A per-DAG
- * change stamp"), so the 30 records need not be read, mapped and serialised again.
+ * change stamp"), so the 30 records need not be read, mapped and serialised again; at most
+ * `MAX_KEPT_AGE_MS` long.
  */
 export class DagRunsBodyCache {
   readonly #entries = new Map<string, Kept>();
   readonly #max: number;
+  readonly #maxAgeMs: number;
+  readonly #now: () => number;
 
-  constructor(max = MAX_KEPT_DAG_RUNS) {
+  constructor(
+    max = MAX_KEPT_DAG_RUNS,
+    maxAgeMs = MAX_KEPT_AGE_MS,
+    now: () => number = () => performance.now(),
+  ) {
     this.#max = max;
+    this.#maxAgeMs = maxAgeMs;
+    this.#now = now;
   }
 
   get size(): number {
@@ -60,6 +78,7 @@ export class DagRunsBodyCache {
     const kept = this.#entries.get(fileName);
     const text = textOf(key);
     if (kept === undefined || text === undefined || kept.key !== text) return undefined;
+    if (this.#now() - kept.at >= this.#maxAgeMs) return undefined;
     this.#entries.delete(fileName); // answered: the most recent again
     this.#entries.set(fileName, kept);
     return kept;
@@ -75,7 +94,7 @@ export class DagRunsBodyCache {
     const made = old?.body.equals(body) === true ? old : { body, etag: expressEtag(body) };
     const text = textOf(key);
     if (text === undefined) return made;
-    this.#entries.set(fileName, { key: text, body: made.body, etag: made.etag });
+    this.#entries.set(fileName, { key: text, body: made.body, etag: made.etag, at: this.#now() });
     if (this.#entries.size > this.#max) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
