@@ -6,7 +6,9 @@
 // median over rounds of the p50 as dag-table.bench.js measures it (to the client's parsed
 // answer), of the p50 to the last byte, and of the server CPU a request, beside the load.
 // Not a `*.bench.js`: it compares builds. Needs `tsc -b` in both trees.
-// Usage: node bench/dag-runs-ab.js [rounds, default 7] [binA] [binB]
+// Usage: node bench/dag-runs-ab.js [rounds, default 7] [binA] [binB]; AB_WARMUP=n requests
+// before the rounds (default 500; dag-table.bench.js makes 1), AB_OTHERS=n other DAG files with
+// one run each (default 0; dag-table.bench.js has 1,000).
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -19,6 +21,8 @@ import { cpuMs, flushToDisk, jsonClient, pct } from './util.js';
 const [roundsArg, binA, binB] = process.argv.slice(2);
 const ROUNDS = Number(roundsArg ?? 7);
 const SAMPLES = 400;
+const WARMUP = Number(process.env.AB_WARMUP ?? 500);
+const OTHERS = Number(process.env.AB_OTHERS ?? 0);
 const RUNS = 30;
 const BINS = {
   A: binA ?? '/work/main/packages/cli/bin/trellis.js',
@@ -33,6 +37,11 @@ const seed = (home) => {
     'steps:\n  - name: extract\n    command: ./extract.sh\n  - name: load\n    command: ./load.sh\n    depends: [extract]\n',
   );
   const t0 = Date.now() - 2 * 86_400_000;
+  for (let i = 1; i <= OTHERS; i++) {
+    const name = `dag-${String(i).padStart(4, '0')}`;
+    writeFileSync(join(home, 'dags', `${name}.yaml`), 'steps:\n  - name: a\n    command: "true"\n');
+    writeFinishedRun(home, name, 'run-0', new Date(t0 + i * 60_000).toISOString());
+  }
   for (let r = 0; r < RUNS; r++)
     writeFinishedRun(home, 'dag-0000', `run-${r}`, new Date(t0 - r * 60_000).toISOString());
 };
@@ -90,7 +99,7 @@ try {
   }
   flushToDisk();
   for (const k of Object.keys(BINS)) servers[k] = await start(BINS[k], homes[k]);
-  for (const k of Object.keys(BINS)) for (let i = 0; i < 500; i++) await servers[k].get(PATH);
+  for (const k of Object.keys(BINS)) for (let i = 0; i < WARMUP; i++) await servers[k].get(PATH);
   const results = { A: [], B: [] };
   for (let r = 0; r < ROUNDS; r++)
     for (const k of r % 2 === 0 ? ['A', 'B'] : ['B', 'A']) results[k].push(await round(servers[k]));
