@@ -6,9 +6,9 @@
 // median over rounds of the p50 as dag-table.bench.js measures it (to the client's parsed
 // answer), of the p50 to the last byte, and of the server CPU a request, beside the load.
 // Not a `*.bench.js`: it compares builds. Needs `tsc -b` in both trees.
-// Usage: node bench/dag-runs-ab.js [rounds, default 7] [binA] [binB]; AB_WARMUP=n requests
-// before the rounds (default 500; dag-table.bench.js makes 1), AB_OTHERS=n other DAG files with
-// one run each (default 0; dag-table.bench.js has 1,000).
+// Usage: node bench/dag-runs-ab.js [rounds, default 7] [warm-up requests, default 500;
+// dag-table.bench.js makes 1] [other DAG files with one run each, default 0; dag-table.bench.js
+// has 1,000] [binA] [binB]
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -18,11 +18,11 @@ import { fileURLToPath } from 'node:url';
 import { writeFinishedRun } from '../packages/testkit/dist/index.js';
 import { cpuMs, flushToDisk, jsonClient, pct } from './util.js';
 
-const [roundsArg, binA, binB] = process.argv.slice(2);
+const [roundsArg, warmupArg, othersArg, binA, binB] = process.argv.slice(2);
 const ROUNDS = Number(roundsArg ?? 7);
 const SAMPLES = 400;
-const WARMUP = Number(process.env.AB_WARMUP ?? 500);
-const OTHERS = Number(process.env.AB_OTHERS ?? 0);
+const WARMUP = Number(warmupArg ?? 500);
+const OTHERS = Number(othersArg ?? 0);
 const RUNS = 30;
 const BINS = {
   A: binA ?? '/work/main/packages/cli/bin/trellis.js',
