@@ -9,6 +9,7 @@ import { fd } from '../fs/fd.js';
 import { isExisting, isMissing } from '../fs/fs-errors.js';
 import { exists } from '../fs/path-exists.js';
 import { SNAPSHOT_FILE, STATUS_FILE, type StoreLayout } from '../layout/store-layout.js';
+import type { DagChanges } from './dag-changes.js';
 import type { DagIndexes } from './dag-indexes.js';
 import type { KeyedSerialQueue } from './keyed-serial-queue.js';
 import { TEMP_CREATE_PREFIX } from './run-deleter.js';
@@ -23,6 +24,8 @@ import { readDiskRevision, serializeRecord } from './status-file.js';
 export interface RunWriterDeps {
   readonly layout: StoreLayout;
   readonly indexes: DagIndexes;
+  /** The DAGs' change stamps: every write made readable is noted there (dag-changes.ts). */
+  readonly changes: DagChanges;
   /** The store's per-run chain: saves of one run are applied in call order. */
   readonly saves: KeyedSerialQueue;
   readonly clock: Clock;
@@ -62,7 +65,8 @@ export class RunWriter {
     // A run created running is not synced (like its later running saves, see saveRun): after an
     // OS crash it is recovered as failed, or gone with its folder (its directory is not synced).
     const durable = isDurableStatus(record.status);
-    await this.#deps.saves.run(loc.dir, async () => {
+    let published = false;
+    const write = this.#deps.saves.run(loc.dir, async () => {
       if (root !== undefined && !(await exists(layout.locate(root).dir)))
         throw notFound('run', `${root.name}/${root.dagRunId}`);
       const parent = dirname(loc.dir);
@@ -78,6 +82,7 @@ export class RunWriter {
         ]);
         const ino = inoOf(join(temp, STATUS_FILE));
         await fd.rename(temp, loc.dir);
+        published = true;
         this.#remember(join(loc.dir, STATUS_FILE), status.parts, ino);
       } catch (e) {
         await rm(temp, { recursive: true, force: true });
@@ -94,6 +99,7 @@ export class RunWriter {
         this.#deps.indexes.of(loc.indexDag).put(summary),
       ]);
     });
+    await this.#noted(loc.indexDag, () => published, write);
     this.#saved(status);
   }
 
@@ -117,8 +123,8 @@ export class RunWriter {
       () => undefined,
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
     );
-    await this.#deps.saves.run(loc.dir, async () => {
-      let renamed = false;
+    let renamed = false;
+    const write = this.#deps.saves.run(loc.dir, async () => {
       try {
         const failed = await written;
         if (failed !== undefined)
@@ -149,6 +155,7 @@ export class RunWriter {
       }
       await this.#deps.indexes.of(loc.indexDag).put(summary);
     });
+    await this.#noted(loc.indexDag, () => renamed, write);
   }
 
   /** `FsRunStore.saveRunIf`. */
@@ -164,10 +171,11 @@ export class RunWriter {
       () => undefined,
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
     );
-    return this.#deps.saves.run(loc.dir, async () => {
-      let renamed = false;
+    let renamed = false;
+    const onRenamed = (): void => void (renamed = true);
+    const write = this.#deps.saves.run(loc.dir, async () => {
       try {
-        renamed = await this.#swap(record, serialized, temp, written, expectRevision);
+        await this.#swap(record, serialized, temp, written, expectRevision, onRenamed);
       } finally {
         // once written (a lost swap may end before the temporary file is even created); not
         // awaited: a lost swap answers at once, and readers skip dot-named temporary files
@@ -179,11 +187,25 @@ export class RunWriter {
       this.#saved(serialized);
       return true;
     });
+    return this.#noted(loc.indexDag, () => renamed, write);
+  }
+
+  /**
+   * Settles as `write` does, after noting the DAG's change (dag-changes.ts) when `published()`
+   * says the write's record became readable, also when a later step of the write failed.
+   */
+  async #noted<T>(dagName: string, published: () => boolean, write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } finally {
+      if (published()) this.#deps.changes.note(dagName);
+    }
   }
 
   /**
    * Under the swap lock (one process at a time between the read and the rename): renames the
-   * written `temp` over the run's status file if its revision is still `expect`; true if so.
+   * written `temp` over the run's status file if its revision is still `expect`, calling
+   * `onRenamed` once it is in place.
    */
   async #swap(
     record: DagRunRecord,
@@ -191,19 +213,21 @@ export class RunWriter {
     temp: string,
     written: Promise<Error | undefined>,
     expect: number,
-  ): Promise<boolean> {
+    onRenamed: () => void,
+  ): Promise<void> {
     const dir = dirname(temp);
     const lockPath = join(dir, SWAP_LOCK);
     const lock = await this.#lock(lockPath, record);
-    if (lock === undefined) return false; // another process is deciding right now
+    if (lock === undefined) return; // another process is deciding right now
     try {
       const statusPath = join(dir, STATUS_FILE);
-      if ((await readDiskRevision(statusPath)) !== expect) return false;
+      if ((await readDiskRevision(statusPath)) !== expect) return;
       const failed = await written;
       if (failed !== undefined)
         throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
       const ino = inoOf(temp);
       await fd.rename(temp, statusPath);
+      onRenamed();
       this.#remember(statusPath, serialized.parts, ino);
     } finally {
       // the lock file is removed while its handle closes (an open file can be unlinked)
@@ -211,7 +235,6 @@ export class RunWriter {
     }
     // the new name, not only the content, must survive a power loss
     if (isDurableStatus(record.status)) await fd.syncDir(dir);
-    return true;
   }
 
   /** The swap lock of a run's folder, or undefined while another process holds it. */
