@@ -9,14 +9,18 @@ import { paginate } from '../wire/paginate.js';
 import type { ListingBody } from '../wire/run-summary-json.js';
 import { dagNamesTagged } from './dag-names.js';
 
-/** Each app's kept listing bodies (bounded: listing-body-cache.ts). */
-const listingCaches = new WeakMap<HttpDeps, ListingBodyCache>();
-
-const listingsOf = (deps: HttpDeps): ListingBodyCache => {
-  let c = listingCaches.get(deps);
-  if (c === undefined) listingCaches.set(deps, (c = new ListingBodyCache()));
-  return c;
+/** One `T` per app (its `HttpDeps`), made at its first use. */
+const perApp = <T extends object>(make: () => T): ((deps: HttpDeps) => T) => {
+  const made = new WeakMap<HttpDeps, T>();
+  return (deps) => {
+    let c = made.get(deps);
+    if (c === undefined) made.set(deps, (c = make()));
+    return c;
+  };
 };
+
+/** Each app's kept listing bodies (bounded: listing-body-cache.ts). */
+const listingsOf = perApp(() => new ListingBodyCache());
 
 /** GET /dag-runs and GET /dag-runs/{name}: the listing's JSON body, kept while unchanged. */
 export const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: string) => {
@@ -45,7 +49,7 @@ export const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, n
 };
 
 /** Each app's kept GET /dags/{fileName}/dag-runs answers (bounded: dag-runs-body.ts). */
-const dagRunsCaches = new WeakMap<HttpDeps, DagRunsBodyCache>();
+const dagRunsOf = perApp(() => new DagRunsBodyCache());
 
 /**
  * GET /dags/{fileName}/dag-runs: the DAG's recent runs (newest first, at most 30) and their
@@ -54,8 +58,7 @@ const dagRunsCaches = new WeakMap<HttpDeps, DagRunsBodyCache>();
  * runs was written by any process, and the kept answer is answered again.
  */
 export const dagRunsAnswer = async (deps: HttpDeps, fileName: string, dag: Dag) => {
-  let cache = dagRunsCaches.get(deps);
-  if (cache === undefined) dagRunsCaches.set(deps, (cache = new DagRunsBodyCache()));
+  const cache = dagRunsOf(deps);
   const stepOrder = dag.steps.map((st) => st.name);
   const key = { stamp: await deps.reads.changeStamp(dag.name), dagName: dag.name, stepOrder };
   const kept = cache.get(fileName, key);

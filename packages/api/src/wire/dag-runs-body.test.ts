@@ -60,4 +60,18 @@ describe('DagRunsBodyCache', () => {
     now = 1000;
     expect(c.get('a', key('s'))).toBeUndefined();
   });
+
+  it('keeps at most its byte budget, and never a body over it', () => {
+    const b = body();
+    const c = new DagRunsBodyCache(64, 30_000, () => 0, b.length * 2 + 400);
+    c.put('a', key('s'), b);
+    c.put('b', key('s'), b);
+    c.put('c', key('s'), b);
+    expect(c.size).toBe(2);
+    expect(c.bytes).toBeLessThanOrEqual(b.length * 2 + 400);
+    expect(c.get('a', key('s'))).toBeUndefined();
+    const small = new DagRunsBodyCache(64, 30_000, () => 0, b.length - 1);
+    expect(small.put('a', key('s'), b).body.equals(b)).toBe(true); // answered, not kept
+    expect(small.size).toBe(0);
+  });
 });

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { DagRunRecord } from '@trellis/spec';
 import { toApiRunSummary, toGridData } from './run.mapper.js';
+import { ByteBoundedLru } from './byte-bounded-lru.js';
 import type { ListingBody } from './run-summary-json.js';
 
 /** DAG files whose answer is kept at most (the least recently answered goes first). */
 export const MAX_KEPT_DAG_RUNS = 64;
+/** Bytes kept at most over all DAG files (bodies, keys, tags); a body over it is not kept. */
+export const MAX_KEPT_DAG_RUNS_BYTES = 32 * 1024 * 1024;
 
 /**
  * A kept answer is made again after this long (ms) even under the same stamp: the bound on
@@ -26,6 +29,10 @@ interface Kept extends ListingBody {
   /** When it was made (`now()`). */
   readonly at: number;
 }
+
+/** What a kept answer holds, in bytes (strings at 2 bytes a character). */
+const keptCost = (fileName: string, k: Kept): number =>
+  k.body.length + 2 * (fileName.length + k.key.length + k.etag.length);
 
 const textOf = (k: DagRunsKey): string | undefined =>
   k.stamp === undefined ? undefined : `${k.dagName}\n${k.stamp}\n${JSON.stringify(k.stepOrder)}`;
@@ -54,8 +61,7 @@ export const dagRunsBody = (stepOrder: readonly string[], runs: readonly DagRunR
  * `MAX_KEPT_AGE_MS` long.
  */
 export class DagRunsBodyCache {
-  readonly #entries = new Map<string, Kept>();
-  readonly #max: number;
+  readonly #entries: ByteBoundedLru<Kept>;
   readonly #maxAgeMs: number;
   readonly #now: () => number;
 
@@ -63,8 +69,9 @@ export class DagRunsBodyCache {
     max = MAX_KEPT_DAG_RUNS,
     maxAgeMs = MAX_KEPT_AGE_MS,
     now: () => number = () => performance.now(),
+    maxBytes = MAX_KEPT_DAG_RUNS_BYTES,
   ) {
-    this.#max = max;
+    this.#entries = new ByteBoundedLru(max, maxBytes, keptCost);
     this.#maxAgeMs = maxAgeMs;
     this.#now = now;
   }
@@ -73,32 +80,32 @@ export class DagRunsBodyCache {
     return this.#entries.size;
   }
 
+  /** Bytes held now. */
+  get bytes(): number {
+    return this.#entries.bytes;
+  }
+
   /** The kept answer of `fileName` if it was made under `key`, else undefined. */
   get(fileName: string, key: DagRunsKey): ListingBody | undefined {
-    const kept = this.#entries.get(fileName);
+    const kept = this.#entries.peek(fileName);
     const text = textOf(key);
     if (kept === undefined || text === undefined || kept.key !== text) return undefined;
     if (this.#now() - kept.at >= this.#maxAgeMs) return undefined;
-    this.#entries.delete(fileName); // answered: the most recent again
-    this.#entries.set(fileName, kept);
+    this.#entries.set(fileName, kept); // answered: the most recent again
     return kept;
   }
 
   /**
    * The answer of `fileName` made now from records read after `key.stamp` was taken; kept under
-   * it (unless the stamp is undefined). A body equal to the kept one keeps its tag object.
+   * it (unless the stamp is undefined, or the body is over the byte budget). A body equal to the
+   * kept one keeps its tag object.
    */
   put(fileName: string, key: DagRunsKey, body: Buffer): ListingBody {
-    const old = this.#entries.get(fileName);
-    this.#entries.delete(fileName);
+    const old = this.#entries.take(fileName);
     const made = old?.body.equals(body) === true ? old : { body, etag: expressEtag(body) };
     const text = textOf(key);
     if (text === undefined) return made;
     this.#entries.set(fileName, { key: text, body: made.body, etag: made.etag, at: this.#now() });
-    if (this.#entries.size > this.#max) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
     return made;
   }
 }

@@ -73,7 +73,7 @@ export class FsRunStore {
     this.writeErrors = new StoreWriteErrors(clock);
     this.#warn = warn;
     this.#indexes = indexes;
-    const changes = new DagChanges(layout);
+    const changes = new DagChanges(layout, warn);
     this.#changes = changes;
     this.#writer = new RunWriter({
       layout,
@@ -268,6 +268,7 @@ export class FsRunStore {
         indexes: this.#indexes,
         reader: this.#reader,
         deleter: this.#deleter,
+        changes: this.#changes,
         clock: this.#clock,
       },
       dagName,
