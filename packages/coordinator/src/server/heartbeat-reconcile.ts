@@ -1,16 +1,12 @@
 import { AppError, ErrorCode, isFinalRunStatus } from '@trellis/core';
-import type { DagRunRecord, RunRef } from '@trellis/spec';
+import type { DagRunRecord } from '@trellis/spec';
 import type { RunningTask } from '../registry/worker-registry.js';
 import type { CoordinatorContext } from './coordinator-context.js';
 import { runKey, type RemoteRun } from './remote-runs.js';
 import { loseRun } from './run-loss.js';
 import type { RunTracker } from './run-tracker.js';
+import { refsOf, taskKey } from './task-refs.js';
 import { toMsg } from './wire-refs.js';
-
-const refsOf = (t: RunningTask): { ref: RunRef; root: RunRef } => ({
-  ref: { name: t.dagName, dagRunId: t.dagRunId },
-  root: { name: t.rootDagRunName, dagRunId: t.rootDagRunId },
-});
 
 /**
  * Each heartbeat's running tasks against the runs the coordinator tracks for that worker
@@ -40,7 +36,7 @@ export class HeartbeatReconcile {
 
   /** A heartbeat of `workerId` (its `incarnation`) listing `tasks`, recorded in the registry. */
   onHeartbeat(workerId: string, incarnation: string, tasks: readonly RunningTask[]): void {
-    const listed = new Set(tasks.map((t) => runKey(refsOf(t).ref, refsOf(t).root)));
+    const listed = new Set(tasks.map(taskKey));
     const restarted: RemoteRun[] = [];
     const unlisted: RemoteRun[] = [];
     for (const run of this.#ctx.runs.ofWorker(workerId)) {

@@ -1,13 +1,6 @@
 import type { RunningTask } from '../registry/worker-registry.js';
 import { RunKeysByWorker } from './dropped-runs.js';
-import { runKey } from './remote-runs.js';
-
-/** The {@link runKey} of a task a heartbeat lists. */
-export const taskKey = (t: RunningTask): string =>
-  runKey(
-    { name: t.dagName, dagRunId: t.dagRunId },
-    { name: t.rootDagRunName, dagRunId: t.rootDagRunId },
-  );
+import { taskKey } from './task-refs.js';
 
 /**
  * Runs whose final report a worker delivered, by worker id, until a heartbeat of that worker no
