@@ -5,7 +5,7 @@ import type {
   LogStream,
   StatusReport,
 } from '@trellis/coordinator/client';
-import { BATCH_BYTES, ITEM_BYTES } from './outbox-policy.js';
+import { BATCH_BYTES, ITEM_BYTES, SETTLE_MS } from './outbox-policy.js';
 
 /** A queued message and the journal entries it stands for (several after joins). */
 export type LaneItem =
@@ -125,6 +125,30 @@ export const oldestIdOf = (lane: Lane): number | undefined => {
     for (const n of it.ids) if (oldest === undefined || n < oldest) oldest = n;
   });
   return oldest;
+};
+
+/** The oldest journal entry of all `lanes` (see {@link oldestIdOf}). */
+export const oldestIdOfLanes = (lanes: Iterable<Lane>): number | undefined => {
+  let oldest: number | undefined;
+  for (const lane of lanes) {
+    const n = oldestIdOf(lane);
+    if (n !== undefined && (oldest === undefined || n < oldest)) oldest = n;
+  }
+  return oldest;
+};
+
+/**
+ * A running report at the head waits SETTLE_MS for a later one (which replaces it), unless a
+ * final report ends the wait (`lane.settle`), or `stop` aborts.
+ */
+export const settleHead = async (lane: Lane, clock: Clock, stop: AbortSignal): Promise<void> => {
+  const settle = new AbortController();
+  lane.settle = settle;
+  const end = (): void => settle.abort();
+  stop.addEventListener('abort', end, { once: true });
+  await clock.sleep(SETTLE_MS, settle.signal).catch(() => undefined);
+  stop.removeEventListener('abort', end);
+  lane.settle = undefined;
 };
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '@trellis/core';
-import { FakeClock } from '@trellis/testkit';
+import { FakeClock, flushMicrotasks } from '@trellis/testkit';
 import { Outbox } from './outbox.js';
 import {
   GrpcCode,
@@ -135,6 +135,26 @@ describe('worker outbox', () => {
     await box.whenSent('r2');
     await box.whenSent('r3'); // nothing queued: at once
     expect(box.size).toBe(0);
+  });
+
+  it('tells a whenSent caller of a run discarded while the outbox is stopped, at once', async () => {
+    const { client, sent, state } = fakeClient();
+    const clock = new FakeClock(0);
+    const box = outbox(client, { clock });
+    state.away = true;
+    const retrying = clock.nextSleep();
+    box.status('r1', report('r1', 1), true);
+    await retrying; // its delivery failed and waits to be tried again
+    await box.stop(); // the worker stops: the report stays queued, nothing delivers it
+    await flushMicrotasks();
+    let told = false;
+    const waiting = box.whenSent('r1').then(() => (told = true));
+    box.discard('r1'); // the coordinator dropped the run meanwhile
+    await flushMicrotasks();
+    expect(told).toBe(true);
+    await waiting;
+    expect(box.size).toBe(0);
+    expect(sent.filter((m) => m.kind === 'status')).toEqual([]);
   });
 
   it('sends a final report at once, ending the settle wait of a running report before it', async () => {

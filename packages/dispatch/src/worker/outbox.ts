@@ -6,8 +6,9 @@ import {
   hasLaterStatus,
   joinLog,
   newLane,
-  oldestIdOf,
+  oldestIdOfLanes,
   sendHead,
+  settleHead,
   type Delivered,
   type Lane,
   type StreamHold,
@@ -17,7 +18,6 @@ import {
   DEFAULT_OUTBOX_MAX_BYTES,
   DELIVERY_RETRY,
   LOG_HOLD_MS,
-  SETTLE_MS,
   failureKind,
   retryDelayMs,
 } from './outbox-policy.js';
@@ -119,13 +119,21 @@ export class Outbox {
     return room;
   }
 
-  /** Forgets what is queued for a run (it was dropped); items in a call now finish. */
+  /**
+   * Forgets what is queued for a run (it was dropped); items in a call now finish. A lane left
+   * empty that no delivery pumps (the outbox stopped, or not started) is removed here and its
+   * `whenSent` callers woken: no pump would ever do it.
+   */
   discard(runKey: string): void {
     this.#space.release(runKey);
     const lane = this.#lanes.get(runKey);
     if (!lane) return;
     const gone = lane.items.splice(lane.sending);
     this.#journal.ack(gone.flatMap((it) => it.ids));
+    if (!lane.pumping && lane.items.length === 0) {
+      this.#lanes.delete(runKey);
+      this.#sent.sent(runKey);
+    }
     this.#removed();
   }
 
@@ -198,7 +206,8 @@ export class Outbox {
     while (!signal.aborted) {
       const head = lane.items[0];
       if (!head) break;
-      if (head.kind === 'status' && !head.final && !hasLaterStatus(lane)) await this.#settle(lane);
+      if (head.kind === 'status' && !head.final && !hasLaterStatus(lane))
+        await settleHead(lane, this.#deps.clock, this.#stop.signal);
       try {
         foldStatuses(lane);
         // A report's fsync runs while it travels: it is on disk before its delivery is taken as
@@ -247,17 +256,6 @@ export class Outbox {
     for (const lane of this.#lanes.values()) lane.stream?.close();
   }
 
-  /** A running report waits SETTLE_MS for a later one, unless a final report ends the wait. */
-  async #settle(lane: Lane): Promise<void> {
-    const settle = new AbortController();
-    lane.settle = settle;
-    const stop = (): void => settle.abort();
-    this.#stop.signal.addEventListener('abort', stop, { once: true });
-    await this.#deps.clock.sleep(SETTLE_MS, settle.signal).catch(() => undefined);
-    this.#stop.signal.removeEventListener('abort', stop);
-    lane.settle = undefined;
-  }
-
   #delivered(runKey: string, d: Delivered): void {
     this.#journal.ack(d.ids);
     this.#outage.delivered(d.count, this.#journal.lastN);
@@ -284,18 +282,9 @@ export class Outbox {
   /** After messages left the outbox: lets producers in, ends an outage, wakes `drained`. */
   #removed(): void {
     this.#space.freed();
-    if (this.#outage.active) this.#outage.settle(this.#oldestN());
+    if (this.#outage.active) this.#outage.settle(oldestIdOfLanes(this.#lanes.values()));
     if (this.size > 0) return;
     for (const r of this.#idle) r();
     this.#idle.clear();
-  }
-
-  #oldestN(): number | undefined {
-    let oldest: number | undefined;
-    for (const lane of this.#lanes.values()) {
-      const n = oldestIdOf(lane);
-      if (n !== undefined && (oldest === undefined || n < oldest)) oldest = n;
-    }
-    return oldest;
   }
 }
