@@ -118,7 +118,7 @@ export const foldStatuses = (lane: Lane): boolean => {
  * The lane's oldest journal entry. Items are queued in journal order, and only a status report
  * can hold older entries (those of the reports it replaced), so the head and the reports tell.
  */
-export const oldestIdOf = (lane: Lane): number | undefined => {
+const oldestIdOf = (lane: Lane): number | undefined => {
   let oldest: number | undefined;
   lane.items.forEach((it, i) => {
     if (i > 0 && it.kind !== 'status') return;
