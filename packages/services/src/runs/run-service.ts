@@ -1,15 +1,5 @@
 import type { NodeStatus } from '@trellis/core';
-import {
-  AppError,
-  ErrorCode,
-  RUN_ID_PATTERN,
-  RunStatus,
-  badRequest,
-  isFinalRunStatus,
-  notFound,
-  type Clock,
-  type IdGenerator,
-} from '@trellis/core';
+import { RUN_ID_PATTERN, RunStatus, badRequest, type Clock, type IdGenerator } from '@trellis/core';
 import {
   newRunRecord,
   resolveRunParams,
@@ -26,7 +16,7 @@ import { ChildRuns } from './child-runs.js';
 import { parseInlineSpec } from './inline-spec.js';
 import type { LocalDispatcherPort, RunDispatcher } from './dispatcher-port.js';
 import { RemoteChildRuns } from './remote-child-runs.js';
-import { retryNodes } from './retry-plan.js';
+import { restartRun, retryRun, stopAllRuns, stopRun, type RerunDeps } from './run-controls.js';
 import type { ProcessProbe, RunStorePort } from './run-store-port.js';
 import { setStepStatus } from './step-status.js';
 
@@ -84,6 +74,7 @@ export class RunService implements ChildRunner {
   private dryLog: ((line: string) => void) | undefined;
   readonly admission: Admission;
   readonly #children: ChildRuns;
+  readonly #rerun: RerunDeps;
 
   constructor(private readonly deps: RunServiceDeps) {
     this.admission = new Admission(
@@ -107,6 +98,12 @@ export class RunService implements ChildRunner {
         })
       : undefined;
     if (remote) this.admission.onChildUpdate = (r) => remote.onUpdate(r);
+    this.#rerun = {
+      store: deps.store,
+      clock: deps.clock,
+      ids: deps.ids,
+      admission: this.admission,
+    };
     this.#children = new ChildRuns({
       store: deps.store,
       dags: deps.dags,
@@ -219,17 +216,8 @@ export class RunService implements ChildRunner {
   }
 
   /** Asks every running run of the DAG to stop; returns the problems (spec: stop-all `errors`). */
-  async stopAll(dagName: string): Promise<string[]> {
-    const running = await this.deps.store.listRuns({ name: dagName, status: RunStatus.Running });
-    const errors: string[] = [];
-    for (const r of running) {
-      try {
-        await this.deps.store.requestStop({ name: dagName, dagRunId: r.dagRunId });
-      } catch (e) {
-        errors.push(`run ${r.dagRunId}: ${(e as Error).message}`);
-      }
-    }
-    return errors;
+  stopAll(dagName: string): Promise<string[]> {
+    return stopAllRuns(this.deps.store, dagName);
   }
 
   /** Takes a queued run off its queue: it ends cancelled and stays in history. */
@@ -249,55 +237,13 @@ export class RunService implements ChildRunner {
    * Retries a run as a new run (docs/decisions.md): the original's DAG snapshot and
    * params; succeeded steps keep their result; with `stepName` only that step runs again.
    */
-  async retry(
-    ref: RunRef,
-    opts: { newRunId?: string; stepName?: string } = {},
-  ): Promise<StartedRun> {
-    const previous = await this.deps.store.getRun(ref);
-    if (!isFinalRunStatus(previous.status) && previous.status !== RunStatus.NotStarted) {
-      throw new AppError(
-        ErrorCode.AlreadyRunning,
-        `run ${ref.dagRunId} of DAG "${ref.name}" is still running; stop it or wait before retrying`,
-      );
-    }
-    // spec: retry needs that no other instance of the DAG runs
-    const others = await this.deps.store.listRuns({
-      name: ref.name,
-      status: RunStatus.Running,
-      limit: 1,
-    });
-    if (others[0]) {
-      throw new AppError(
-        ErrorCode.AlreadyRunning,
-        `DAG "${ref.name}" is running (run ${others[0].dagRunId}); retry when it ended`,
-      );
-    }
-    const snapshot = await this.deps.store.getSnapshot(ref);
-    const dag = snapshot.dag as Dag;
-    if (opts.stepName !== undefined && !dag.steps.some((s) => s.name === opts.stepName)) {
-      throw notFound('step', `${opts.stepName} in DAG "${dag.name}"`);
-    }
-    return this.admission.admit({
-      dag,
-      localDags: snapshot.localDags as Dag[],
-      dagRunId: this.checkRunId(opts.newRunId),
-      params: previous.params.map((p) => ({ ...p })),
-      nodes: retryNodes(previous.nodes, opts.stepName),
-      trigger: 'retry',
-    });
+  retry(ref: RunRef, opts: { newRunId?: string; stepName?: string } = {}): Promise<StartedRun> {
+    return retryRun(this.#rerun, ref, opts.stepName, () => this.checkRunId(opts.newRunId));
   }
 
   /** Asks the process running `ref` to stop it (asynchronous: the run ends cancelled). */
-  async stop(ref: RunRef): Promise<void> {
-    const run = await this.deps.store.getRun(ref);
-    if (run.status !== RunStatus.Running) {
-      throw new AppError(
-        ErrorCode.NotRunning,
-        `run ${ref.dagRunId} of DAG "${ref.name}" is not running`,
-        { ...ref },
-      );
-    }
-    await this.deps.store.requestStop(ref);
+  stop(ref: RunRef): Promise<void> {
+    return stopRun(this.deps.store, ref);
   }
 
   /**
@@ -305,30 +251,8 @@ export class RunService implements ChildRunner {
    * maxCleanUpTimeSec plus `waitLimitMs`), waits `restartWaitSec`, then starts a new run from the
    * same DAG snapshot and params.
    */
-  async restart(ref: RunRef, waitLimitMs = 60_000): Promise<StartedRun> {
-    const snapshot = await this.deps.store.getSnapshot(ref);
-    const dag = snapshot.dag as Dag;
-    await this.stop(ref);
-    const deadline = this.deps.clock.now().getTime() + dag.maxCleanUpTimeSec * 1000 + waitLimitMs;
-    let current = await this.deps.store.getRun(ref);
-    while (!isFinalRunStatus(current.status)) {
-      if (this.deps.clock.now().getTime() > deadline) {
-        throw new AppError(
-          ErrorCode.Internal,
-          `run ${ref.dagRunId} of DAG "${ref.name}" did not stop in time; not restarted`,
-        );
-      }
-      await this.deps.clock.sleep(100);
-      current = await this.deps.store.getRun(ref);
-    }
-    if (dag.restartWaitSec > 0) await this.deps.clock.sleep(dag.restartWaitSec * 1000);
-    return this.admission.admit({
-      dag,
-      localDags: snapshot.localDags as Dag[],
-      dagRunId: this.deps.ids.newRunId(),
-      params: current.params.map((p) => ({ ...p })),
-      trigger: 'restart',
-    });
+  restart(ref: RunRef, waitLimitMs = 60_000): Promise<StartedRun> {
+    return restartRun(this.#rerun, ref, waitLimitMs);
   }
 
   /** The record of a run, or of the DAG's latest run. */
