@@ -38,8 +38,10 @@ export const tempPathFor = (path: string): string => {
  * Replaces `path` with `data` atomically: writes a temporary file in the same directory, fsyncs
  * it, renames it over `path`, then fsyncs the directory (no syncs when `durable` is false). A
  * process crash leaves either the old or the new content, never a torn file (docs/architecture.md,
- * "Storage"); the syncs add the same guarantee across an operating-system crash or power loss. The temporary file is removed when
- * any step fails. Errors are the file system's (a missing directory is `ENOENT`).
+ * "Storage"); the syncs add the same guarantee across an operating-system crash or power loss.
+ * The temporary file is removed when a later step fails, only when this call created it: on
+ * `EEXIST` for its name the file is another writer's. Errors are the file system's (a missing
+ * directory is `ENOENT`).
  */
 export const writeFileAtomic = async (
   path: string,
@@ -47,9 +49,11 @@ export const writeFileAtomic = async (
   opts: { readonly durable?: boolean } = {},
 ): Promise<void> => {
   const temp = tempPathFor(path);
+  // opened by this call: a name taken anyway (EEXIST) is another writer's file, never removed here
+  const file = await fd.open(temp, 'wx');
   let renamed = false;
   try {
-    await writeNewFile(temp, data, opts);
+    await writeOpened(file, data, opts);
     await fd.rename(temp, path);
     renamed = true;
     // the new name, not only the content, must survive a power loss
@@ -69,7 +73,15 @@ export const writeNewFile = async (
   data: FileData,
   opts: { readonly durable?: boolean } = {},
 ): Promise<void> => {
-  const file = await fd.open(path, 'wx');
+  await writeOpened(await fd.open(path, 'wx'), data, opts);
+};
+
+/** Writes `data` to a file just created and open as `file`, syncs it (unless not durable), closes it. */
+const writeOpened = async (
+  file: number,
+  data: FileData,
+  opts: { readonly durable?: boolean },
+): Promise<void> => {
   try {
     if (isParts(data)) await fd.writev(file, data);
     else await fd.write(file, data);
