@@ -4,7 +4,7 @@ import { toApiRunSummary, toGridData } from '@trellis/api';
 import { NodeStatus, RunStatus, systemClock } from '@trellis/core';
 import { FsRunStore } from '@trellis/store';
 import { makeRecord } from '@trellis/testkit';
-import { exitedOk, spawnTs, STORE_SRC } from '../../../packages/store/test/support/spawn-ts.js';
+import { exitedOk, spawnTs, STORE_SRC } from '@trellis/store/testing';
 import { useRunRoutes } from '../support/run-routes-fixture.js';
 
 /**
