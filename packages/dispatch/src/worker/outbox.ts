@@ -10,7 +10,7 @@ import {
   sendHead,
   type Delivered,
   type Lane,
-  type StreamHold,
+  type LogHold,
 } from './outbox-lane.js';
 import { OutageLog } from './outbox-outage.js';
 import {
@@ -138,7 +138,7 @@ export class Outbox {
   async drained(signal?: AbortSignal): Promise<void> {
     if (this.size === 0) return;
     const idle = new Promise<void>((resolve) => this.#idle.add(resolve));
-    // no log stream is held open meanwhile
+    // no log chunks are held back meanwhile
     this.#flushing++;
     this.#closeStreams();
     try {
@@ -174,7 +174,7 @@ export class Outbox {
     const n = this.#journal.append(runKey, message, durable);
     this.#enqueue(runKey, message, n);
     const lane = this.#lanes.get(runKey);
-    lane?.stream?.feed(); // joins the stream held open, or ends its hold (a status report)
+    lane?.held?.feed(); // joins the chunks held back, or ends their hold (a status report)
     if (lane && this.#started) this.#kick(runKey, lane);
   }
 
@@ -201,13 +201,12 @@ export class Outbox {
       if (head.kind === 'status' && !head.final && !hasLaterStatus(lane)) await this.#settle(lane);
       try {
         foldStatuses(lane);
+        if (signal.aborted) break;
         // A report's fsync runs while it travels: it is on disk before its delivery is taken as
         // done (acknowledged in the journal), not before it leaves (docs/decisions.md).
-        const synced = lane.items[0]?.kind === 'status' ? this.#journal.sync() : undefined;
-        synced?.catch(() => undefined); // awaited below; a failed send must not leave it unheard
-        if (signal.aborted) break;
-        const delivered = await sendHead(lane, this.#deps.client(), this.#hold(signal));
-        await synced;
+        const delivered = await sendHead(lane, this.#deps.client(), this.#hold(signal), () =>
+          this.#journal.sync(),
+        );
         this.#delivered(runKey, delivered);
         attempt = 0;
       } catch (e) {
@@ -230,10 +229,10 @@ export class Outbox {
   }
 
   /**
-   * How a log stream is held open for the chunks that follow (LOG_HOLD_MS): not while a caller
+   * How log chunks are held back for the chunks that follow (LOG_HOLD_MS): not while a caller
    * waits for everything to be delivered, nor while step output waits for room.
    */
-  #hold(stop: AbortSignal): StreamHold {
+  #hold(stop: AbortSignal): LogHold {
     return {
       clock: this.#deps.clock,
       ms: LOG_HOLD_MS,
@@ -242,9 +241,9 @@ export class Outbox {
     };
   }
 
-  /** Ends the holds of open log streams (their chunks are wanted now). */
+  /** Ends the holds of log chunks held back (they are wanted now). */
   #closeStreams(): void {
-    for (const lane of this.#lanes.values()) lane.stream?.close();
+    for (const lane of this.#lanes.values()) lane.held?.close();
   }
 
   /** A running report waits SETTLE_MS for a later one, unless a final report ends the wait. */
