@@ -176,7 +176,6 @@ export class RunWriter {
       if (!renamed) return false;
       this.#written.delete(statusPath);
       await this.#deps.indexes.of(loc.indexDag).put(toRunSummary(record));
-      this.#saved(serialized);
       return true;
     });
   }
@@ -205,6 +204,9 @@ export class RunWriter {
       const ino = inoOf(temp);
       await fd.rename(temp, statusPath);
       this.#remember(statusPath, serialized.parts, ino);
+      // published once readable, before the lock's removal, the directory sync and the index
+      // line (as in saveRun): a client waiting for a final status is not held by their syncs
+      this.#saved(serialized);
     } finally {
       // the lock file is removed while its handle closes (an open file can be unlinked)
       await Promise.all([lock.close(), rm(lockPath, { force: true })]);

@@ -9,8 +9,7 @@ import type {
 
 /** What the fake coordinator took, in order (`logs`: the chunks a status report carried). */
 export type Sent =
-  | { kind: 'status'; seq: number; run: string; logs?: string[] }
-  | { kind: 'logs'; data: string[] };
+  { kind: 'status'; seq: number; run: string; logs?: string[] } | { kind: 'logs'; data: string[] };
 
 /** gRPC status codes the tests use. */
 export const GrpcCode = { Internal: 13, Unavailable: 14, InvalidArgument: 3 } as const;
