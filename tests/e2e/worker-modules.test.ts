@@ -33,12 +33,33 @@ const NOT_IN_A_WORKER = [
   'node_modules/re2js/',
 ];
 
-/** The preload's note of the young generation: `<bytes at start> <bytes at exit>`. */
-const youngNote = (file: string): string => `import { getHeapSpaceStatistics } from 'node:v8';
+/**
+ * BullMQ's files a worker has no use for: its index loads them (a PostgreSQL backend and its
+ * valkey-glide client, about 1.2 MB of heap), its worker class does not.
+ */
+const NOT_FROM_BULLMQ = [
+  'bullmq/dist/cjs/index.js',
+  'bullmq/dist/cjs/postgres/',
+  'bullmq/dist/cjs/classes/valkey-glide-client.js',
+];
+
+/**
+ * The preload's notes at exit: the young generation (`<bytes at start> <bytes at exit>`) in
+ * `young`, and the CommonJS files loaded (Node's require cache, one path a line) in `cjs`.
+ */
+const exitNotes = (
+  young: string,
+  cjs: string,
+): string => `import { getHeapSpaceStatistics } from 'node:v8';
 import { writeFileSync } from 'node:fs';
-const young = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
-const first = young();
-process.on('exit', () => writeFileSync(${JSON.stringify(file)}, first + ' ' + young()));
+import { createRequire } from 'node:module';
+const cache = createRequire(import.meta.url).cache;
+const youngSize = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+const first = youngSize();
+process.on('exit', () => {
+  writeFileSync(${JSON.stringify(young)}, first + ' ' + youngSize());
+  writeFileSync(${JSON.stringify(cjs)}, Object.keys(cache).join('\\n'));
+});
 `;
 
 let redis: PrivateRedis;
@@ -57,6 +78,8 @@ afterAll(async () => {
 interface AWorker {
   /** The module URLs it resolved, by path under the repository. */
   readonly modules: string[];
+  /** The CommonJS files it loaded (absolute paths). */
+  readonly cjs: string[];
   /** Bytes of its young generation before the binary ran, and when it exited. */
   readonly young: { readonly first: number; readonly last: number };
 }
@@ -64,7 +87,8 @@ interface AWorker {
 /** Starts a worker with the hook, awaits its start line, stops it: what it loaded and grew. */
 const aWorker = async (): Promise<AWorker> => {
   const youngLog = join(dir, 'young.txt');
-  const log = moduleLog(dir, youngNote(youngLog));
+  const cjsLog = join(dir, 'cjs.txt');
+  const log = moduleLog(dir, exitNotes(youngLog, cjsLog));
   const coordinator = `127.0.0.1:${await freePort()}`; // none listens: loading comes first
   const worker = spawn(
     process.execPath,
@@ -94,7 +118,8 @@ const aWorker = async (): Promise<AWorker> => {
   await exited;
   const modules = log.loaded();
   const [first = 0, last = 0] = readFileSync(youngLog, 'utf8').split(' ').map(Number);
-  return { modules, young: { first, last } };
+  const cjs = readFileSync(cjsLog, 'utf8').split('\n');
+  return { modules, cjs, young: { first, last } };
 };
 
 let worker: Promise<AWorker> | undefined;
@@ -109,6 +134,12 @@ describe('a trellis worker process', () => {
     expect(loaded).toContain('packages/engine/dist/run/dag-runner.js');
     const extra = loaded.filter((m) => NOT_IN_A_WORKER.some((p) => m.includes(p)));
     expect(extra).toEqual([]);
+  });
+
+  it("loads BullMQ's worker class from its own file, without the index's PostgreSQL backend", async () => {
+    const { cjs } = await theWorker();
+    expect(cjs.some((f) => f.endsWith('bullmq/dist/cjs/classes/worker.js'))).toBe(true);
+    expect(cjs.filter((f) => NOT_FROM_BULLMQ.some((p) => f.includes(p)))).toEqual([]);
   });
 
   it('keeps its young generation small while its modules load (the binary tunes the heap first)', async () => {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callApi, startAll, type StartAll } from '../e2e/support/start-all.js';
+import { BIN, callApi, startAll, type OtherBin, type StartAll } from '../e2e/support/start-all.js';
 import { expectNothingLost, Ledger, untilAllFinal } from './support/ledger.js';
 
 /**
@@ -16,10 +16,20 @@ let ledger: Ledger;
 let env: NodeJS.ProcessEnv;
 const servers: StartAll[] = [];
 
-const start = async (): Promise<{ s: StartAll; base: string }> => {
-  const s = await startAll(env);
+const start = async (bin?: OtherBin): Promise<{ s: StartAll; base: string }> => {
+  const s = await startAll(env, [], bin);
   servers.push(s);
   return { s, base: `${s.url}/api/v2` };
+};
+
+/**
+ * The built `trellis` as a terminal runs it: leading its own session and process group, so a
+ * signal to `-pid` reaches every process of that group, as a Ctrl-C does.
+ */
+const ownGroupBin = (): OtherBin => {
+  const file = join(home, 'trellis-own-group.sh');
+  writeFileSync(file, `#!/bin/sh\nexec setsid ${process.execPath} ${BIN} "$@"\n`, { mode: 0o755 });
+  return { file, cwd: home };
 };
 
 const enqueue = async (base: string, n: number): Promise<string[]> => {
@@ -98,5 +108,29 @@ describe('faults of trellis start-all', { timeout: 90_000 }, () => {
     );
     expectNothingLost(ledger, runs);
     expect(runs.map((r) => r.status)).toEqual([4, 4, 4]);
+  });
+
+  it('Ctrl-C (SIGINT to its process group) drains like SIGTERM: the running step, started through the spawner, finishes', async () => {
+    const first = await start(ownGroupBin());
+    const pid = first.s.proc.pid as number;
+    const ids = await enqueue(first.base, 2);
+    await ledger.untilLines(1);
+    const exited = once(first.s.proc, 'exit');
+    process.kill(-pid, 'SIGINT'); // what a terminal's Ctrl-C does: the whole foreground group
+    await first.s.waitFor('received SIGINT');
+    ledger.release();
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+    expect(ledger.lines()).toEqual([ids[0]]);
+
+    const second = await start();
+    const runs = await untilAllFinal(
+      () => second.base,
+      'ledger',
+      ids,
+      () => second.s.output(),
+    );
+    expectNothingLost(ledger, runs);
+    expect(runs.map((r) => r.status)).toEqual([4, 4]);
   });
 });

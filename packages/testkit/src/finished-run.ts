@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunStatus } from '@trellis/core';
 import { makeRecord } from './run-record.js';
@@ -30,4 +30,6 @@ export const writeFinishedRun = (
   // (packages/store/src/runs/status-file.ts)
   writeFileSync(join(dir, 'status.json'), JSON.stringify({ revision: 3, ...fields }));
   writeFileSync(join(dir, 'dag.json'), JSON.stringify({ dag: { name, steps: [] }, localDags: [] }));
+  // noted as a write of the DAG's runs, as the store notes each (packages/store/src/runs/dag-changes.ts)
+  appendFileSync(join(home, 'data', 'runs', name, '.changes'), '+');
 };

@@ -4,6 +4,7 @@ import { toApiRunSummary, toGridData } from '@trellis/api';
 import { NodeStatus, RunStatus, systemClock } from '@trellis/core';
 import { FsRunStore } from '@trellis/store';
 import { makeRecord } from '@trellis/testkit';
+import { exitedOk, spawnTs, STORE_SRC } from '../../../packages/store/test/support/spawn-ts.js';
 import { useRunRoutes } from '../support/run-routes-fixture.js';
 
 /**
@@ -23,6 +24,20 @@ const otherStore = () =>
     logDir: join(t.h.home, 'logs'),
     clock: systemClock,
   });
+
+/**
+ * Runs `code` in a separate Node process with `store`, a file store on the harness's data
+ * folder (the CLI or another server in production), and resolves when it exited.
+ */
+const inAnotherProcess = async (code: string): Promise<void> => {
+  const script = `
+import { FsRunStore } from ${JSON.stringify(join(STORE_SRC, 'runs/fs-run-store.ts'))};
+const clock = { now: () => new Date(), sleep: () => Promise.resolve() };
+const store = new FsRunStore({ dataDir: ${JSON.stringify(join(t.h.home, 'data'))}, logDir: ${JSON.stringify(join(t.h.home, 'logs'))}, clock });
+${code}
+`;
+  await exitedOk(spawnTs(t.h.home, 'writer', script));
+};
 
 /** The answer as the route made it before (res.json of the mapped records), read afresh. */
 const expected = async (): Promise<string> => {
@@ -112,5 +127,32 @@ describe('DAG run history answered from the records', () => {
     await other.saveRun(a1);
     const changed = await answer();
     expect(changed.text).not.toBe(created.text);
+  });
+
+  it("shows another process's deletion and two saves at one revision at once", async () => {
+    t.h.dag(
+      'a',
+      'steps:\n  - {name: first, command: "true"}\n  - {name: second, command: "true"}\n',
+    );
+    await startAndFinish('a', { dagRunId: 'a1' });
+    await startAndFinish('a', { dagRunId: 'a2' });
+    const first = (await answer()).text;
+    // two saves of a1 at one revision, each with another step failed: what setStepStatus or
+    // lost-run recovery in two processes can write (a revision does not name one content)
+    const revision = (await otherStore().getRun({ name: 'a', dagRunId: 'a1' })).revision + 1;
+    const failing = (step: number) => `
+const run = await store.getRun({ name: 'a', dagRunId: 'a1' });
+run.nodes.forEach((n, i) => (n.status = i === ${step} ? ${NodeStatus.Failed} : ${NodeStatus.Succeeded}));
+await store.saveRun({ ...run, revision: ${revision} });
+`;
+    await inAnotherProcess(`${failing(0)}\nawait store.deleteRun({ name: 'a', dagRunId: 'a2' });`);
+    const second = (await answer()).text;
+    expect(second).not.toBe(first);
+    expect(second).not.toContain('"dagRunId":"a2"');
+    const other = otherStore();
+    const run = await other.getRun({ name: 'a', dagRunId: 'a1' });
+    run.nodes.forEach((n, i) => (n.status = i === 1 ? NodeStatus.Failed : NodeStatus.Succeeded));
+    await other.saveRun({ ...run, revision });
+    expect((await answer()).text).not.toBe(second);
   });
 });

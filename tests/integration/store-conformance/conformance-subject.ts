@@ -24,10 +24,13 @@ export interface ConformanceStore {
   watchStop(ref: RunRef, opts: { root?: RunRef }, onStop: () => void): () => void;
   deleteRun(ref: RunRef): Promise<void>;
   deleteRunsOlderThan(dagName: string, days: number): Promise<number>;
+  changeStamp(dagName: string): Promise<string | undefined>;
 }
 
 /** A fresh, empty store for one test, and another instance over the same data (another process). */
 export interface ConformanceSubject {
   readonly store: ConformanceStore;
   another(): ConformanceStore;
+  /** The store answers no change stamps (the PostgreSQL store past its listing's memory limit). */
+  readonly noChangeStamps?: boolean;
 }

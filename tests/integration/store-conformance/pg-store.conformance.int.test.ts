@@ -40,7 +40,7 @@ const subject = (maxCachedRuns?: number) => async () => {
       ...(maxCachedRuns === undefined ? {} : { maxCachedRuns }),
     });
   };
-  return { store: open(), another: open };
+  return { store: open(), another: open, ...(maxCachedRuns === 0 ? { noChangeStamps: true } : {}) };
 };
 
 describeRunStoreConformance('PostgreSQL store', subject());

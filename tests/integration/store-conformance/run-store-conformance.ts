@@ -4,6 +4,7 @@ import type { RunListFilter } from '@trellis/services';
 import type { DagRunRecord } from '@trellis/spec';
 import { isoPlus, makeChildRecord, makeRecord } from '@trellis/testkit';
 import type { ConformanceSubject } from './conformance-subject.js';
+import { describeRunChangeStampConformance } from './run-change-stamp-conformance.js';
 import { describeRunLifecycleConformance } from './run-lifecycle-conformance.js';
 import { describeRunListingConformance } from './run-listing-conformance.js';
 
@@ -188,4 +189,5 @@ export const describeRunStoreConformance = (
   });
   describeRunLifecycleConformance(label, subject);
   describeRunListingConformance(label, subject);
+  describeRunChangeStampConformance(label, subject);
 };

@@ -1,20 +1,26 @@
 import type { z } from 'zod';
 import type { RunStatus } from '@trellis/core';
 import type { RunListQuery } from '@trellis/contract';
+import type { Dag } from '@trellis/spec';
 import type { HttpDeps } from '../http/deps.js';
+import { dagRunsBody, DagRunsBodyCache } from '../wire/dag-runs-body.js';
 import { ListingBodyCache } from '../wire/listing-body-cache.js';
 import { paginate } from '../wire/paginate.js';
 import type { ListingBody } from '../wire/run-summary-json.js';
 import { dagNamesTagged } from './dag-names.js';
 
-/** Each app's kept listing bodies (bounded: listing-body-cache.ts). */
-const listingCaches = new WeakMap<HttpDeps, ListingBodyCache>();
-
-const listingsOf = (deps: HttpDeps): ListingBodyCache => {
-  let c = listingCaches.get(deps);
-  if (c === undefined) listingCaches.set(deps, (c = new ListingBodyCache()));
-  return c;
+/** One `T` per app (its `HttpDeps`), made at its first use. */
+const perApp = <T extends object>(make: () => T): ((deps: HttpDeps) => T) => {
+  const made = new WeakMap<HttpDeps, T>();
+  return (deps) => {
+    let c = made.get(deps);
+    if (c === undefined) made.set(deps, (c = make()));
+    return c;
+  };
 };
+
+/** Each app's kept listing bodies (bounded: listing-body-cache.ts). */
+const listingsOf = perApp(() => new ListingBodyCache());
 
 /** GET /dag-runs and GET /dag-runs/{name}: the listing's JSON body, kept while unchanged. */
 export const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, name?: string) => {
@@ -40,6 +46,25 @@ export const runList = async (deps: HttpDeps, q: z.infer<typeof RunListQuery>, n
   const slice = runs.slice((page - 1) * perPage, page * perPage);
   const pagination = JSON.stringify(paginate(runs.length, page, perPage));
   return jsonText(cache.body(key, '{"dagRuns":', slice, `,"pagination":${pagination}}`));
+};
+
+/** Each app's kept GET /dags/{fileName}/dag-runs answers (bounded: dag-runs-body.ts). */
+const dagRunsOf = perApp(() => new DagRunsBodyCache());
+
+/**
+ * GET /dags/{fileName}/dag-runs: the DAG's recent runs (newest first, at most 30) and their
+ * grid, the bytes `res.json` would send. The DAG's change stamp is taken before the records are
+ * read, and the answer kept under it: while the stamp stays the same, no record of the DAG's
+ * runs was written by any process, and the kept answer is answered again.
+ */
+export const dagRunsAnswer = async (deps: HttpDeps, fileName: string, dag: Dag) => {
+  const cache = dagRunsOf(deps);
+  const stepOrder = dag.steps.map((st) => st.name);
+  const key = { stamp: await deps.reads.changeStamp(dag.name), dagName: dag.name, stepOrder };
+  const kept = cache.get(fileName, key);
+  if (kept !== undefined) return jsonText(kept);
+  const runs = await deps.reads.recent(dag.name, 30);
+  return jsonText(cache.put(fileName, key, dagRunsBody(stepOrder, runs)));
 };
 
 /** A 200 answer whose JSON body is already text. */

@@ -29,12 +29,12 @@ import {
   TriggerRunResponse,
 } from '@trellis/contract';
 import type { Dag } from '@trellis/spec';
-import { runList } from './run-list.js';
+import { dagRunsAnswer, runList } from './run-list.js';
 import { idempotently } from './idempotent-trigger.js';
 import { findOrWait } from './run-wait.js';
 import { checkRunConfig } from './run-config.js';
 import { noWorkerReasonOf, waitReasonOf } from './wait-reason.js';
-import { toApiRunDetails, toApiRunSummary, toGridData } from '../wire/run.mapper.js';
+import { toApiRunDetails } from '../wire/run.mapper.js';
 import { toApiWorker } from '../wire/worker.mapper.js';
 
 const window = (q: z.infer<typeof RunLogQuery>) => ({
@@ -148,17 +148,7 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
     handler: async ({ params }, deps) => {
       // the file's DAG only: `get` would also read the latest run, which this answer lists
       const details = await deps.dags.getSpec(params.fileName);
-      const runs = await deps.reads.recent(details.dag.name, 30);
-      return {
-        status: 200,
-        body: {
-          dagRuns: runs.map((x) => toApiRunSummary(x)),
-          gridData: toGridData(
-            runs,
-            details.dag.steps.map((st) => st.name),
-          ),
-        },
-      };
+      return dagRunsAnswer(deps, params.fileName, details.dag);
     },
   }),
   r.get('/dags/:fileName/dag-runs/:dagRunId', {

@@ -1,4 +1,5 @@
 import type { RunSummaryRecord } from '@trellis/services';
+import { ByteBoundedLru } from './byte-bounded-lru.js';
 import {
   runSummariesJsonBody,
   sameSummaries,
@@ -31,19 +32,19 @@ export const listingCost = (key: string, b: BuiltListing): number =>
  * (PostgreSQL over its cache cap reads each listing from the database), so no later one can hit.
  */
 export class ListingBodyCache {
-  readonly #entries = new Map<string, BuiltListing>();
-  #bytes = 0;
-  readonly #maxEntries: number;
-  readonly #maxBytes: number;
+  readonly #entries: ByteBoundedLru<BuiltListing>;
 
   constructor(opts: { maxEntries?: number; maxBytes?: number } = {}) {
-    this.#maxEntries = opts.maxEntries ?? MAX_CACHED_LISTINGS;
-    this.#maxBytes = opts.maxBytes ?? MAX_CACHED_LISTING_BYTES;
+    this.#entries = new ByteBoundedLru(
+      opts.maxEntries ?? MAX_CACHED_LISTINGS,
+      opts.maxBytes ?? MAX_CACHED_LISTING_BYTES,
+      listingCost,
+    );
   }
 
   /** Bytes held now (bodies and run lists). */
   get bytes(): number {
-    return this.#bytes;
+    return this.#entries.bytes;
   }
 
   get size(): number {
@@ -52,29 +53,19 @@ export class ListingBodyCache {
 
   /** The body of `${head}[runs...]${tail}`: the kept one when nothing in it changed. */
   body(key: string, head: string, runs: readonly RunSummaryRecord[], tail: string): ListingBody {
-    const old = this.#entries.get(key);
-    if (old !== undefined) {
-      this.#entries.delete(key);
-      this.#bytes -= listingCost(key, old);
-      if (old.head === head && old.tail === tail && sameSummaries(old.ids, runs)) {
-        this.#keep(key, old);
-        return old;
-      }
+    const old = this.#entries.take(key);
+    if (
+      old !== undefined &&
+      old.head === head &&
+      old.tail === tail &&
+      sameSummaries(old.ids, runs)
+    ) {
+      this.#entries.set(key, old);
+      return old;
     }
     const built = runSummariesJsonBody(head, runs, tail, old);
     const renewed = old !== undefined && old.ids.length > 0 && runs.length > 0;
-    if (!(renewed && built.reused === 0)) this.#keep(key, built);
+    if (!(renewed && built.reused === 0)) this.#entries.set(key, built);
     return built;
-  }
-
-  #keep(key: string, b: BuiltListing): void {
-    if (listingCost(key, b) > this.#maxBytes) return;
-    this.#entries.set(key, b);
-    this.#bytes += listingCost(key, b);
-    for (const [k, e] of this.#entries) {
-      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(k);
-      this.#bytes -= listingCost(k, e);
-    }
   }
 }

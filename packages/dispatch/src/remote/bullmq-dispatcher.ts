@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { Queue } from '../bullmq-classes.js';
 import type { Redis } from 'ioredis';
 import { RunStatus, type Clock } from '@trellis/core';
 import { canonicalSelector, type Coordinator } from '@trellis/coordinator';

@@ -1,4 +1,5 @@
-import { Worker, WaitingError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
+import { Worker, WaitingError } from '../bullmq-classes.js';
 import { isUnavailable, type ClaimResponse } from '@trellis/coordinator/client';
 import type { DagRunRecord } from '@trellis/spec';
 import { DEFAULT_PREFIX, bullQueueName, type RunJobData } from '../remote/job-data.js';

@@ -67,6 +67,12 @@ export interface RunReadStore {
   /** Throws not_found. */
   latestRun(dagName: string): Promise<DagRunRecord>;
   listChildren(root: RunRef): Promise<RunSummaryRecord[]>;
+  /**
+   * Text that changes whenever a record of the DAG's runs is created, saved or deleted, by
+   * this process or another sharing the store; undefined when the store cannot vouch for it
+   * (nothing may be kept by it then). What the run history grid keeps its answer by.
+   */
+  changeStamp(dagName: string): Promise<string | undefined>;
   /** The DAG a run executes, as stored beside it. Throws not_found. */
   getSnapshot(ref: RunRef): Promise<RunSnapshotData>;
   readLog(path: string, q: LogWindowQuery): Promise<LogChunkData>;
@@ -127,6 +133,14 @@ export class RunReads {
     return Promise.all(
       summaries.map((s) => this.store.getRun({ name: s.name, dagRunId: s.dagRunId })),
     );
+  }
+
+  /**
+   * The DAG's change stamp (`RunReadStore.changeStamp`): take it before reading the runs, and
+   * keep what they made under it; the same stamp later means nothing was written since.
+   */
+  changeStamp(dagName: string): Promise<string | undefined> {
+    return this.store.changeStamp(dagName);
   }
 
   /** Child runs stored under the root run `root`. */

@@ -198,6 +198,15 @@ export class PgRunStore {
     return this.#listing.list(filter);
   }
 
+  /**
+   * Text that changes whenever a run row of the DAG is written or deleted, by any process
+   * (`RunListing.changeStamp`: one read of the change feed); undefined past the listing's
+   * memory limit.
+   */
+  changeStamp(dagName: string): Promise<string | undefined> {
+    return this.#listing.changeStamp(dagName);
+  }
+
   /** The child runs under a root run, oldest first. Errors: not_found for the root. */
   async listChildren(root: RunRef): Promise<RunSummary[]> {
     await this.#row('1 AS x', root);

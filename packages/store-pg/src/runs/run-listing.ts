@@ -73,6 +73,10 @@ export class RunListing {
   #overCap = false;
   #warnedFuture = false;
   #syncedAt = -Infinity;
+  /** Changes read from the feed per DAG (a run's own name and its root's), since `#epoch`. */
+  readonly #changes = new Map<string, number>();
+  /** Raised at every full read (the counts start again). */
+  #epoch = 0;
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
 
@@ -93,6 +97,24 @@ export class RunListing {
     const stale = filter.maxStaleMs ?? 0;
     if (!(stale > 0 && performance.now() - this.#syncedAt < stale)) await this.#fresh();
     return this.#overCap ? this.#fromDatabase(filter) : this.#index.select(filter);
+  }
+
+  /**
+   * Text that changes whenever a run row of the DAG (its own runs, or children stored under
+   * them) was written or deleted, by any process, between the reads of two calls: each call
+   * reads the change feed first, as a listing does, and counts per DAG every row it brings.
+   * A row read again (the feed reads from the oldest running transaction) only changes the
+   * text once more. Undefined past the memory limit (no feed is read then).
+   */
+  async changeStamp(dagName: string): Promise<string | undefined> {
+    if (this.#overCap) return undefined;
+    await this.#fresh();
+    if (this.#overCap) return undefined;
+    return `${this.#epoch}:${this.#changes.get(dagName) ?? 0}`;
+  }
+
+  #count(name: string): void {
+    this.#changes.set(name, (this.#changes.get(name) ?? 0) + 1);
   }
 
   /**
@@ -151,7 +173,16 @@ export class RunListing {
       this.#from = undefined;
       return this.#read();
     }
-    if (from === undefined) this.#index.clear();
+    if (from === undefined) {
+      this.#index.clear();
+      this.#changes.clear();
+      this.#epoch++;
+    }
+    for (const row of r.rows) {
+      if (row.kind === 2) continue;
+      this.#count(row.name);
+      if (row.root_name !== row.name) this.#count(row.root_name);
+    }
     for (const row of r.rows) if (row.kind === 1) this.#index.remove(keyOfRow(row));
     for (const row of r.rows)
       if (row.kind === 0 && row.summary !== null) this.#index.put(keyOfRow(row), row.summary);

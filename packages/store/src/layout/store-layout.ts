@@ -39,7 +39,7 @@ export const indexKeyOf = (ref: RunRef, root?: RunRef): string =>
 /**
  * The store's paths (docs/architecture.md, "Storage", refined by issue 3):
  * `<dataDir>/runs/<dag>/<id>/{status.json,dag.json,stop-requested}`, children under their root's
- * `children/<childId>/`, per-DAG `index.jsonl`, and logs in `<logDir>/<dag>/<id>/`.
+ * `children/<childId>/`, per-DAG `index.jsonl` and `.changes` (runs/dag-changes.ts), and logs in `<logDir>/<dag>/<id>/`.
  */
 export class StoreLayout {
   readonly runsDir: string;

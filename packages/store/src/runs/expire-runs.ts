@@ -1,5 +1,6 @@
 import { AppError, ErrorCode, RunStatus, badRequest, type Clock } from '@trellis/core';
 import { isSafeDagName, type StoreLayout } from '../layout/store-layout.js';
+import type { DagChanges } from './dag-changes.js';
 import type { DagIndexes } from './dag-indexes.js';
 import { DAY_MS, isExpired } from './retention.js';
 import type { RunDeleter } from './run-deleter.js';
@@ -12,13 +13,16 @@ export interface ExpireRunsDeps {
   readonly indexes: DagIndexes;
   readonly reader: RunReader;
   readonly deleter: RunDeleter;
+  /** The DAGs' change files: retention empties one grown past `CHANGES_COMPACT_BYTES`. */
+  readonly changes: DagChanges;
   readonly clock: Clock;
 }
 
 /**
  * Retention of one DAG (`FsRunStore.deleteRunsOlderThan`): deletes its top-level runs that
  * ended more than `days` days ago, with their children and logs, unless a child still runs or
- * waits. Each candidate from the index is confirmed from its record. Returns how many.
+ * waits. Each candidate from the index is confirmed from its record. Returns how many. Also
+ * empties the DAG's change file when it grew past its bound (dag-changes.ts).
  */
 export const deleteExpiredRuns = async (
   deps: ExpireRunsDeps,
@@ -52,5 +56,6 @@ export const deleteExpiredRuns = async (
       if (!(AppError.is(err) && err.code === ErrorCode.NotFound)) throw err;
     }
   }
+  deps.changes.compact(dagName); // after the deletions' notes: a new, empty file
   return deleted;
 };

@@ -160,7 +160,7 @@ describe('FsRunStore runs', () => {
     expect(existsSync(join(dir, 'logs/etl/run-0001'))).toBe(false);
     expect(existsSync(join(dir, 'logs/child/child-0001'))).toBe(false);
     expect(await store.listRuns({ includeChildren: true })).toEqual([]);
-    expect(readdirSync(join(dir, 'data/runs/etl'))).toEqual(['index.jsonl']);
+    expect(readdirSync(join(dir, 'data/runs/etl')).sort()).toEqual(['.changes', 'index.jsonl']);
     expect(await codeOf(store.deleteRun(root))).toBe('not_found');
   });
 });

@@ -97,6 +97,7 @@ describe('retention', () => {
       ['queued', 'recent', 'running'],
     );
     expect(readdirSync(join(dir, 'data/runs/etl')).sort()).toEqual([
+      '.changes',
       'index.jsonl',
       'queued',
       'recent',
@@ -142,7 +143,7 @@ describe('retention', () => {
     // The crash: the folder was renamed, nothing else happened.
     renameSync(join(dir, 'data/runs/etl/r'), join(dir, 'data/runs/etl/.trash-r-0123abcd'));
     expect(await newStore().deleteRunsOlderThan('etl', 7)).toBe(0);
-    expect(readdirSync(join(dir, 'data/runs/etl'))).toEqual(['index.jsonl']);
+    expect(readdirSync(join(dir, 'data/runs/etl')).sort()).toEqual(['.changes', 'index.jsonl']);
     expect(existsSync(join(dir, 'logs/etl/r'))).toBe(false);
     expect(await newStore().listRuns()).toEqual([]);
   });

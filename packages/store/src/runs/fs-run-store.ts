@@ -4,7 +4,7 @@ import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { errnoOf, isMissing, messageOf } from '../fs/fs-errors.js';
 import { StoreWriteErrors } from '../health/store-write-errors.js';
 import { stepLogPathsBeside } from '../layout/log-locations.js';
-import { StoreLayout } from '../layout/store-layout.js';
+import { isSafeDagName, StoreLayout } from '../layout/store-layout.js';
 import { LocalRunRecorder } from '../logs/local-recorder.js';
 import type { LogChunk, LogQuery } from '../logs/log-window.js';
 import { followLog, type LogFollow, type LogLinesListener } from '../logs/log-follower.js';
@@ -12,6 +12,7 @@ import { readLogChunk } from '../logs/read-log-chunk.js';
 import { readTruncation } from '../logs/truncation-marker.js';
 import { hasStopRequest, watchStopFile, writeStopRequest } from '../stop/stop-request.js';
 import { cleanupStore, type CleanupReport, type RetentionDays } from './cleanup-all.js';
+import { DagChanges } from './dag-changes.js';
 import { DagIndexes } from './dag-indexes.js';
 import { deleteExpiredRuns } from './expire-runs.js';
 import type { FsRunStoreOptions, RootOption } from './fs-run-store-options.js';
@@ -47,6 +48,7 @@ export class FsRunStore {
   readonly #writer: RunWriter;
   readonly #reader: RunReader;
   readonly #deleter: RunDeleter;
+  readonly #changes: DagChanges;
   /** The store's write errors (`GET /health`, `svc_store_write_errors_total`, truncated logs). */
   readonly writeErrors: StoreWriteErrors;
   /** The data folder (`paths.dataDir`): `trellis migrate store` finds the suspend flags there. */
@@ -71,9 +73,12 @@ export class FsRunStore {
     this.writeErrors = new StoreWriteErrors(clock);
     this.#warn = warn;
     this.#indexes = indexes;
+    const changes = new DagChanges(layout, warn);
+    this.#changes = changes;
     this.#writer = new RunWriter({
       layout,
       indexes,
+      changes,
       saves,
       clock,
       records,
@@ -83,6 +88,7 @@ export class FsRunStore {
     this.#deleter = new RunDeleter({
       layout,
       index: (dag) => indexes.of(dag),
+      changes,
       saves,
       clock,
       warn,
@@ -194,6 +200,15 @@ export class FsRunStore {
   }
 
   /**
+   * Text that changes whenever a record of the DAG's runs (children stored under them
+   * included) is created, saved, swapped in or deleted, by this process or another sharing the
+   * data folder: one `stat` (dag-changes.ts). Undefined when the DAG has no runs folder.
+   */
+  changeStamp(dagName: string): Promise<string | undefined> {
+    return Promise.resolve(isSafeDagName(dagName) ? this.#changes.stamp(dagName) : undefined);
+  }
+
+  /**
    * Run summaries matching `filter`, newest first by `createdAt`, from the index (no record is
    * read). Top-level runs only unless `includeChildren`.
    */
@@ -253,6 +268,7 @@ export class FsRunStore {
         indexes: this.#indexes,
         reader: this.#reader,
         deleter: this.#deleter,
+        changes: this.#changes,
         clock: this.#clock,
       },
       dagName,

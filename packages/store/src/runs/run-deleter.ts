@@ -12,6 +12,7 @@ import {
   type RunLocation,
   type StoreLayout,
 } from '../layout/store-layout.js';
+import type { DagChanges } from './dag-changes.js';
 import type { KeyedSerialQueue } from './keyed-serial-queue.js';
 import { isChildRun } from './run-summary.js';
 import { runDirNames } from './scan-dag-runs.js';
@@ -27,6 +28,8 @@ const TRASH_PATTERN = /^\.trash-(.+)-[0-9a-f]{8}$/;
 export interface RunDeleterDeps {
   readonly layout: StoreLayout;
   readonly index: (dagName: string) => DagIndex;
+  /** The DAGs' change stamps: a deletion is noted once the run is gone (dag-changes.ts). */
+  readonly changes: DagChanges;
   /** The store's per-run chain: a deletion waits for the run's pending saves. */
   readonly saves: KeyedSerialQueue;
   readonly clock: Clock;
@@ -74,7 +77,12 @@ export class RunDeleter {
         throw e;
       }
     });
-    await this.#finishTrash(ref.name, ref.dagRunId, trash);
+    try {
+      await this.#finishTrash(ref.name, ref.dagRunId, trash);
+    } finally {
+      // the run is gone from reads since the rename, whatever became of the rest
+      this.#deps.changes.note(loc.indexDag);
+    }
   }
 
   /**
@@ -96,6 +104,8 @@ export class RunDeleter {
         children.set(e.summary.dagRunId, e.summary);
     const root: RunRef = { name: dagName, dagRunId };
     await index.remove([dagRunId, ...[...children.values()].map((c) => indexKeyOf(c, root))]);
+    // also for a deletion a crash interrupted (`sweepTrash`), which may not have been noted
+    this.#deps.changes.note(dagName);
     for (const r of [root, ...children.values()])
       await rm(this.#deps.layout.runLogDir(r), { recursive: true, force: true });
     // logs under a DAG's own logDir, where the records say they are

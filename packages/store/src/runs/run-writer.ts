@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { mkdir, open, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { RunStatus, alreadyExists, notFound, type Clock } from '@trellis/core';
+import { alreadyExists, notFound, type Clock } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
 import { tempPathFor, writeNewFile } from '../fs/atomic-write.js';
 import { fd } from '../fs/fd.js';
 import { isExisting, isMissing } from '../fs/fs-errors.js';
 import { exists } from '../fs/path-exists.js';
 import { SNAPSHOT_FILE, STATUS_FILE, type StoreLayout } from '../layout/store-layout.js';
+import type { DagChanges } from './dag-changes.js';
 import type { DagIndexes } from './dag-indexes.js';
 import type { KeyedSerialQueue } from './keyed-serial-queue.js';
 import { TEMP_CREATE_PREFIX } from './run-deleter.js';
@@ -18,11 +18,14 @@ import { storageRootOf, toRunSummary } from './run-summary.js';
 import type { RecordCache } from './record-cache.js';
 import type { RecordText } from './record-json.js';
 import { readDiskRevision, serializeRecord } from './status-file.js';
+import { inoOf, isDurableStatus, swapRecord } from './run-swap.js';
 
 /** What `RunWriter` needs from the store. */
 export interface RunWriterDeps {
   readonly layout: StoreLayout;
   readonly indexes: DagIndexes;
+  /** The DAGs' change stamps: every write made readable is noted there (dag-changes.ts). */
+  readonly changes: DagChanges;
   /** The store's per-run chain: saves of one run are applied in call order. */
   readonly saves: KeyedSerialQueue;
   readonly clock: Clock;
@@ -62,7 +65,8 @@ export class RunWriter {
     // A run created running is not synced (like its later running saves, see saveRun): after an
     // OS crash it is recovered as failed, or gone with its folder (its directory is not synced).
     const durable = isDurableStatus(record.status);
-    await this.#deps.saves.run(loc.dir, async () => {
+    let published = false;
+    const write = this.#deps.saves.run(loc.dir, async () => {
       if (root !== undefined && !(await exists(layout.locate(root).dir)))
         throw notFound('run', `${root.name}/${root.dagRunId}`);
       const parent = dirname(loc.dir);
@@ -78,6 +82,7 @@ export class RunWriter {
         ]);
         const ino = inoOf(join(temp, STATUS_FILE));
         await fd.rename(temp, loc.dir);
+        published = true;
         this.#remember(join(loc.dir, STATUS_FILE), status.parts, ino);
       } catch (e) {
         await rm(temp, { recursive: true, force: true });
@@ -94,6 +99,7 @@ export class RunWriter {
         this.#deps.indexes.of(loc.indexDag).put(summary),
       ]);
     });
+    await this.#noted(loc.indexDag, () => published, write);
     this.#saved(status);
   }
 
@@ -117,8 +123,8 @@ export class RunWriter {
       () => undefined,
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
     );
+    let renamed = false;
     await this.#deps.saves.run(loc.dir, async () => {
-      let renamed = false;
       try {
         const failed = await written;
         if (failed !== undefined)
@@ -135,8 +141,11 @@ export class RunWriter {
         renamed = true;
         // what a creation or swap kept of it is stale now: not held until the cache's bound
         this.#deps.records?.forget(statusPath);
-        // published once the record is readable (as every read sees it), before the directory
-        // sync and the index line, whose syncs would delay a waiting client by milliseconds
+        // noted and published once the record is readable (as every read sees it), before the
+        // directory sync and the index line, whose syncs would delay a waiting client by
+        // milliseconds; noted first, so a reader told of the save never gets a body kept from
+        // before it (a save of an existing run changes no listing's runs, only their records)
+        this.#deps.changes.note(loc.indexDag);
         this.#saved(serialized);
         if (durable) await fd.syncDir(loc.dir);
         if (durable) this.#written.delete(statusPath);
@@ -164,10 +173,18 @@ export class RunWriter {
       () => undefined,
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
     );
+    let renamed = false;
+    const onRenamed = (ino: bigint | undefined): void => {
+      renamed = true;
+      this.#remember(statusPath, serialized.parts, ino);
+      this.#deps.changes.note(loc.indexDag); // readable now: noted before anyone is told (saveRun)
+      // published once readable, before the lock's removal, the directory sync and the index
+      // line (as in saveRun): a client waiting for a final status is not held by their syncs
+      this.#saved(serialized);
+    };
     return this.#deps.saves.run(loc.dir, async () => {
-      let renamed = false;
       try {
-        renamed = await this.#swap(record, serialized, temp, written, expectRevision);
+        await swapRecord(record, temp, written, expectRevision, this.#deps.clock, onRenamed);
       } finally {
         // once written (a lost swap may end before the temporary file is even created); not
         // awaited: a lost swap answers at once, and readers skip dot-named temporary files
@@ -181,52 +198,16 @@ export class RunWriter {
   }
 
   /**
-   * Under the swap lock (one process at a time between the read and the rename): renames the
-   * written `temp` over the run's status file if its revision is still `expect`; true if so.
+   * Settles as `write` does (a new run), after noting the DAG's change (dag-changes.ts) when
+   * `published()` says the run became readable, also when a later step of the write failed:
+   * after its index line, so a body kept under the new stamp holds the new run.
    */
-  async #swap(
-    record: DagRunRecord,
-    serialized: RecordText,
-    temp: string,
-    written: Promise<Error | undefined>,
-    expect: number,
-  ): Promise<boolean> {
-    const dir = dirname(temp);
-    const lockPath = join(dir, SWAP_LOCK);
-    const lock = await this.#lock(lockPath, record);
-    if (lock === undefined) return false; // another process is deciding right now
+  async #noted<T>(dagName: string, published: () => boolean, write: Promise<T>): Promise<T> {
     try {
-      const statusPath = join(dir, STATUS_FILE);
-      if ((await readDiskRevision(statusPath)) !== expect) return false;
-      const failed = await written;
-      if (failed !== undefined)
-        throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
-      const ino = inoOf(temp);
-      await fd.rename(temp, statusPath);
-      this.#remember(statusPath, serialized.parts, ino);
-      // published once readable, before the lock's removal, the directory sync and the index
-      // line (as in saveRun): a client waiting for a final status is not held by their syncs
-      this.#saved(serialized);
+      return await write;
     } finally {
-      // the lock file is removed while its handle closes (an open file can be unlinked)
-      await Promise.all([lock.close(), rm(lockPath, { force: true })]);
+      if (published()) this.#deps.changes.note(dagName);
     }
-    // the new name, not only the content, must survive a power loss
-    if (isDurableStatus(record.status)) await fd.syncDir(dir);
-    return true;
-  }
-
-  /** The swap lock of a run's folder, or undefined while another process holds it. */
-  async #lock(lockPath: string, record: DagRunRecord): Promise<FileHandle | undefined> {
-    return open(lockPath, 'wx').catch(async (e: unknown) => {
-      if (isMissing(e)) throw runNotFound(record, storageRootOf(record));
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const st = await stat(lockPath).catch(() => undefined);
-      // a lock left by a crashed process
-      if (st && this.#deps.clock.now().getTime() - st.mtimeMs > SWAP_LOCK_STALE_MS)
-        await rm(lockPath, { force: true });
-      return undefined;
-    });
   }
 
   /**
@@ -277,19 +258,6 @@ export class RunWriter {
 
 const randomHex = (): string => randomBytes(4).toString('hex');
 
-/** The inode of a file this process just wrote (a synchronous stat), undefined if it cannot be read. */
-const inoOf = (path: string): bigint | undefined => {
-  try {
-    return statSync(path, { bigint: true }).ino;
-  } catch {
-    return undefined;
-  }
-};
-
-/** States whose record and index line are synced to disk (they must survive a power loss). */
-const isDurableStatus = (s: RunStatus): boolean =>
-  s !== RunStatus.Running && s !== RunStatus.NotStarted;
-
 /** Log folders of new runs remembered for their recorders (beyond: the recorder makes sure). */
 const MADE_LOG_DIRS_KEPT = 1000;
 
@@ -298,8 +266,3 @@ const MADE_LOG_DIRS_KEPT = 1000;
  * its file calls, and a burst of runs must not fill the cache with large texts).
  */
 const REMEMBER_MAX_BYTES = 16 * 1024;
-
-/** Lock file of `saveRunIf` in a run's folder (dot-names are not runs). */
-const SWAP_LOCK = '.swap.lock';
-/** A swap lock older than this was left by a crashed process. */
-const SWAP_LOCK_STALE_MS = 10_000;
