@@ -165,6 +165,22 @@ export const sendHead = async (
   return { ids: items.flatMap((it) => it.ids), count: items.length, dropped: false };
 };
 
+/** The lane position of the report a failed call carried log chunks in (`sendReport`). */
+const failedAt = new WeakMap<Error, number>();
+
+/**
+ * Takes out the item a refused call was about (`e`): the report, when it carried the chunks
+ * before it (they stay at the head and go next, on a stream), else the head.
+ */
+export const takeRefused = (lane: Lane, e: Error): LaneItem | undefined =>
+  lane.items.splice(failedAt.get(e) ?? 0, 1)[0];
+
+/** A queued message, as a warning names it. */
+export const describeItem = (it: LaneItem): string =>
+  it.kind === 'status'
+    ? `status report ${it.report.seq} of run ${it.report.run?.dagRunId ?? '?'}`
+    : `log chunk of ${it.chunk.path} at offset ${it.chunk.offset}`;
+
 /**
  * Sends the status report at `at`, carrying the `at` log chunks before it. A coordinator that
  * did not take them (an older one, behind an address that named the feature) stored the report
@@ -186,6 +202,9 @@ const sendReport = async (
   try {
     ack = await client.report(logs.length > 0 ? { ...item.report, logs } : item.report);
     await synced;
+  } catch (e) {
+    if (at > 0 && e instanceof Error) failedAt.set(e, at); // not the chunks before it
+    throw e;
   } finally {
     lane.sending = 0;
   }

@@ -218,6 +218,21 @@ describe('worker outbox', () => {
     expect(box.heldBytes).toBe(0);
   });
 
+  it('skips only a refused final report that carried last lines: the lines go once, on a stream', async () => {
+    const { client, sent, state } = fakeClient();
+    state.features.push(Feature.ReportLogs);
+    state.failures.push(GrpcCode.InvalidArgument);
+    const warnings: string[] = [];
+    const box = outbox(client, { clock: new FakeClock(0), warnings });
+    box.log('r1', chunk('r1', 0, 'a\n'));
+    box.log('r1', chunk('r1', 2, 'b\n'));
+    box.status('r1', report('r1', 1), true);
+    await box.drained(); // the lines left are not held back then
+    expect(sent).toEqual([{ kind: 'logs', data: ['a\n', 'b\n'] }]); // one stream
+    expect(warnings).toEqual([expect.stringMatching(/refused the status report 1 of run r1;/)]);
+    expect(box.heldBytes).toBe(0);
+  });
+
   it('skips a message the coordinator refuses (INVALID_ARGUMENT), saying so, and goes on', async () => {
     const { client, sent, state } = fakeClient();
     const warnings: string[] = [];

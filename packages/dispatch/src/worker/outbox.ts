@@ -2,12 +2,14 @@ import type { Clock } from '@trellis/core';
 import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator/client';
 import { OutboxJournal, type OutboxMessage } from './outbox-journal.js';
 import {
+  describeItem,
   foldStatuses,
   hasLaterStatus,
   joinLog,
   newLane,
   oldestIdOf,
   sendHead,
+  takeRefused,
   type Delivered,
   type Lane,
   type LogHold,
@@ -267,14 +269,11 @@ export class Outbox {
     this.#removed();
   }
 
-  /** The coordinator refused the message at the head: it would block everything behind it. */
+  /** The coordinator refused a message (it would block everything behind it): skipped. */
   #refused(lane: Lane, e: Error): void {
-    const head = lane.items.shift();
+    const head = takeRefused(lane, e);
     if (!head) return;
-    const what =
-      head.kind === 'status'
-        ? `status report ${head.report.seq} of run ${head.report.run?.dagRunId ?? '?'}`
-        : `log chunk of ${head.chunk.path} at offset ${head.chunk.offset}`;
+    const what = describeItem(head);
     this.#deps.warn(`the coordinator refused the ${what}; it is not sent again: ${e.message}`);
     this.#journal.ack(head.ids);
     this.#removed();
