@@ -68,10 +68,7 @@ interface HeartbeatStream {
   /** The address (index in the ring) it is open on. */
   readonly index: number;
   readonly call: grpc.ClientDuplexStream<HeartbeatRequest, HeartbeatResponse>;
-  readonly waiting: {
-    resolve: (r: HeartbeatResponse) => void;
-    reject: (e: Error) => void;
-  }[];
+  readonly waiting: { resolve: (r: HeartbeatResponse) => void; reject: (e: Error) => void }[];
   /** Rejects every waiting heartbeat with `e` and drops the stream. */
   readonly fail: (e: Error) => void;
 }
@@ -215,8 +212,11 @@ export class CoordinatorClient {
       call,
       waiting: [],
       fail: (e) => {
-        if (this.#beats === beats) this.#beats = undefined;
-        this.#features[index] = undefined;
+        // not if dropped already (its CANCELLED after `cancel()`): a newer stream's features
+        if (this.#beats === beats) {
+          this.#beats = undefined;
+          this.#features[index] = undefined;
+        }
         this.#observe(index, e);
         call.cancel();
         for (const w of beats.waiting.splice(0)) w.reject(e);
