@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunStatus, systemClock } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { FsRunStore } from '@trellis/store';
-import { FakeClock } from '@trellis/testkit';
+import { FakeClock, makeRecord } from '@trellis/testkit';
 import { CoordinatorClient } from '../client/coordinator-client.js';
 import { Feature } from '../wire/protocol.js';
 import { Coordinator } from './coordinator.js';
@@ -22,30 +22,21 @@ let updates: DagRunRecord[];
 /** Reads of a run record the coordinator made. */
 let reads: number;
 
-const refOf = (dagRunId: string): RunRef => ({ name: 'job', dagRunId });
+const jobRef = (dagRunId: string): RunRef => ({ name: 'job', dagRunId });
 
-const queued = (dagRunId: string): DagRunRecord => ({
-  name: 'job',
-  dagRunId,
-  root: refOf(dagRunId),
-  status: RunStatus.Queued,
-  createdAt: '2026-01-02T03:04:05.000Z',
-  queuedAt: '2026-01-02T03:04:05.000Z',
-  startedAt: '',
-  finishedAt: '',
-  log: store.runLogPath(refOf(dagRunId)),
-  params: [],
-  nodes: [],
-  preconditions: [],
-  error: '',
-  queue: 'job',
-  revision: 0,
-});
+const queued = (dagRunId: string): DagRunRecord =>
+  makeRecord({
+    name: 'job',
+    dagRunId,
+    status: RunStatus.Queued,
+    queuedAt: '2026-01-02T03:04:05.000Z',
+    log: store.runLogPath(jobRef(dagRunId)),
+  });
 
 /** Run `dagRunId` created queued and claimed by worker w1: the record as granted. */
 const claimed = async (dagRunId: string): Promise<DagRunRecord> => {
   await store.createRun(queued(dagRunId), { dag: { name: 'job' }, localDags: [] });
-  const ref = refOf(dagRunId);
+  const ref = jobRef(dagRunId);
   const res = await client.claim({
     workerId: 'w1',
     run: ref,
@@ -60,8 +51,8 @@ const claimed = async (dagRunId: string): Promise<DagRunRecord> => {
 
 const chunk = (dagRunId: string, offset: number, data: string) => ({
   workerId: 'w1',
-  run: refOf(dagRunId),
-  root: refOf(dagRunId),
+  run: jobRef(dagRunId),
+  root: jobRef(dagRunId),
   path: join(home, 'logs', 'job', dagRunId, 'run.log'),
   offset,
   data: Buffer.from(data),
@@ -69,8 +60,8 @@ const chunk = (dagRunId: string, offset: number, data: string) => ({
 
 const finalReport = (rec: DagRunRecord, seq: number, status: RunStatus = RunStatus.Succeeded) => ({
   workerId: 'w1',
-  run: refOf(rec.dagRunId),
-  root: refOf(rec.dagRunId),
+  run: jobRef(rec.dagRunId),
+  root: jobRef(rec.dagRunId),
   seq,
   recordJson: JSON.stringify({ ...rec, status, revision: rec.revision + seq }),
   snapshotJson: '',
@@ -134,7 +125,7 @@ describe('the final report of a run on a worker', () => {
     const again = { ...carried, logs: [...carried.logs, chunk('r1', 8, 'three\n')] };
     await expect(client.report(again)).resolves.toMatchObject({ logsApplied: true });
     expect(readFileSync(chunk('r1', 0, '').path, 'utf8')).toBe('one\ntwo\nthree\n');
-    expect((await store.getRun(refOf('r1'))).status).toBe(RunStatus.Succeeded);
+    expect((await store.getRun(jobRef('r1'))).status).toBe(RunStatus.Succeeded);
 
     // a worker of the previous version: its lines on a stream, then the report without them
     const r2 = await claimed('r2');
@@ -142,7 +133,7 @@ describe('the final report of a run on a worker', () => {
     const ack = await client.report(finalReport(r2, 1));
     expect(ack).toEqual({ appliedSeq: 1, dropped: false }); // no logsApplied: none carried
     expect(readFileSync(chunk('r2', 0, '').path, 'utf8')).toBe('one\ntwo\n');
-    expect((await store.getRun(refOf('r2'))).status).toBe(RunStatus.Succeeded);
+    expect((await store.getRun(jobRef('r2'))).status).toBe(RunStatus.Succeeded);
     expect(updates.filter((u) => u.status === RunStatus.Succeeded).map((u) => u.dagRunId)).toEqual([
       'r1',
       'r2',
@@ -157,7 +148,7 @@ describe('the final report of a run on a worker', () => {
       dropped: false,
     });
     expect(reads).toBe(before); // the claim's revision was enough
-    expect((await store.getRun(refOf('r1'))).status).toBe(RunStatus.Succeeded);
+    expect((await store.getRun(jobRef('r1'))).status).toBe(RunStatus.Succeeded);
 
     // r2: another coordinator on the same home marks it failed (its worker was lost there)
     const r2 = await claimed('r2');
@@ -172,7 +163,7 @@ describe('the final report of a run on a worker', () => {
     await expect(client.report(running)).resolves.toEqual({ appliedSeq: 1, dropped: true });
     // its final report too changes nothing (the run ended there)
     await expect(client.report(finalReport(r2, 2))).resolves.toMatchObject({ appliedSeq: 2 });
-    expect(await store.getRun(refOf('r2'))).toMatchObject({
+    expect(await store.getRun(jobRef('r2'))).toMatchObject({
       status: RunStatus.Failed,
       error: 'lost',
       revision: failed.revision,
