@@ -18,13 +18,9 @@ export {
   retryWaitMs,
   SOFT_FAILURES_TO_MOVE,
 } from './client/address-ring.js';
-export {
-  CoordinatorClient,
-  isRefused,
-  isUnavailable,
-  isWorkerRefused,
-  type CoordinatorClientOptions,
-} from './client/coordinator-client.js';
+export { CoordinatorClient, type CoordinatorClientOptions } from './client/coordinator-client.js';
+export { isRefused, isUnavailable, isWorkerRefused } from './client/call-failures.js';
 export type { LogStream } from './client/log-stream.js';
+export { Feature } from './wire/protocol.js';
 export type { TlsFiles } from './server/credentials.js';
 export type * from './wire/messages.js';

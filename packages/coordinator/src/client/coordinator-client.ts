@@ -6,6 +6,7 @@ import { AddressRing, parseAddresses } from './address-ring.js';
 import { identityInterceptor, type CallIdentity } from './call-metadata.js';
 import { logStreamOf, type LogStream } from './log-stream.js';
 import { tlsHint } from './tls-hint.js';
+import type { Feature } from '../wire/protocol.js';
 import type {
   CancelAck,
   CancelRequest,
@@ -67,10 +68,7 @@ interface HeartbeatStream {
   /** The address (index in the ring) it is open on. */
   readonly index: number;
   readonly call: grpc.ClientDuplexStream<HeartbeatRequest, HeartbeatResponse>;
-  readonly waiting: {
-    resolve: (r: HeartbeatResponse) => void;
-    reject: (e: Error) => void;
-  }[];
+  readonly waiting: { resolve: (r: HeartbeatResponse) => void; reject: (e: Error) => void }[];
   /** Rejects every waiting heartbeat with `e` and drops the stream. */
   readonly fail: (e: Error) => void;
 }
@@ -91,10 +89,17 @@ export class CoordinatorClient {
   readonly #tls: TlsFiles | undefined;
   /** The open heartbeat stream and the heartbeats waiting for their replies, oldest first. */
   #beats: HeartbeatStream | undefined;
+  /**
+   * The features each address's coordinator named in its last heartbeat reply on the open
+   * stream (undefined: none heard since the stream opened, or it broke: a restarted coordinator
+   * may be an older one).
+   */
+  readonly #features: (readonly string[] | undefined)[];
 
   constructor(opts: CoordinatorClientOptions) {
     this.ring = new AddressRing(parseAddresses(opts.address));
     this.#raws = this.ring.addresses.map(() => undefined);
+    this.#features = this.ring.addresses.map(() => undefined);
     this.#opts = opts;
     this.#timeout = opts.callTimeoutMs ?? 5_000;
     this.#clock = opts.clock;
@@ -104,6 +109,14 @@ export class CoordinatorClient {
   /** The address calls go to now. */
   get address(): string {
     return this.ring.address;
+  }
+
+  /**
+   * True when the coordinator calls go to now named `feature` in its last heartbeat reply (a
+   * worker heartbeats before it takes runs). Read just before the call that uses the feature.
+   */
+  takes(feature: Feature): boolean {
+    return this.#features[this.ring.current]?.includes(feature) ?? false;
   }
 
   /** The channel of the current address, and its index. */
@@ -199,7 +212,11 @@ export class CoordinatorClient {
       call,
       waiting: [],
       fail: (e) => {
-        if (this.#beats === beats) this.#beats = undefined;
+        // not if dropped already (its CANCELLED after `cancel()`): a newer stream's features
+        if (this.#beats === beats) {
+          this.#beats = undefined;
+          this.#features[index] = undefined;
+        }
         this.#observe(index, e);
         call.cancel();
         for (const w of beats.waiting.splice(0)) w.reject(e);
@@ -207,6 +224,7 @@ export class CoordinatorClient {
     };
     call.on('data', (res: HeartbeatResponse) => {
       this.#observe(index, null);
+      this.#features[index] = res.features ?? [];
       beats.waiting.shift()?.resolve(res);
     });
     call.on('error', (e) => beats.fail(e));
@@ -280,27 +298,3 @@ export class CoordinatorClient {
     for (const raw of this.#raws) raw?.close();
   }
 }
-
-/** True for errors that mean "the coordinator is not reachable now" (retry later). */
-export const isUnavailable = (e: unknown): boolean => {
-  const code = (e as { code?: number } | null)?.code;
-  return (
-    code === grpc.status.UNAVAILABLE ||
-    code === grpc.status.DEADLINE_EXCEEDED ||
-    code === grpc.status.CANCELLED ||
-    code === grpc.status.UNKNOWN
-  );
-};
-
-/** True when the coordinator refused this worker itself (token, protocol version). */
-export const isWorkerRefused = (e: unknown): boolean => {
-  const code = (e as { code?: number } | null)?.code;
-  return code === grpc.status.UNAUTHENTICATED || code === grpc.status.FAILED_PRECONDITION;
-};
-
-/**
- * True for the coordinator's refusal of a message as such (`INVALID_ARGUMENT`): sending the same
- * message again cannot succeed. Every other failure may pass (retry later).
- */
-export const isRefused = (e: unknown): boolean =>
-  (e as { code?: number } | null)?.code === grpc.status.INVALID_ARGUMENT;

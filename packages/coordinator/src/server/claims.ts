@@ -221,6 +221,7 @@ export class Claims {
       run.workerId = req.workerId;
     }
     run.claiming = undefined;
+    run.revision = record.revision; // the worker's reports are swapped in against it
     const incarnation = this.#ctx.registry.get(req.workerId)?.incarnation;
     if (incarnation) run.incarnation = incarnation;
     if (tracked?.dispatchedAtMs !== undefined)

@@ -11,6 +11,12 @@ export interface RemoteRun {
   readonly selector: Labels;
   /** Highest status report seq applied. */
   seq: number;
+  /**
+   * The revision of its stored record as this coordinator last wrote or read it for its worker
+   * (the claim, the last report applied); undefined while not known. A report is saved by a
+   * compare-and-swap against it, without reading the record first.
+   */
+  revision?: number;
   /** Stops watching the run's stop requests. */
   unwatch: () => void;
   /** A stop was requested; forwarded to the worker until the run ends. */

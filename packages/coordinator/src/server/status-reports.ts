@@ -4,6 +4,7 @@ import type { DagRunRecord, RunRef } from '@trellis/spec';
 import type { StatusAck, StatusReport } from '../wire/messages.js';
 import type { CoordinatorContext } from './coordinator-context.js';
 import { badArg, unavailable } from './grpc-errors.js';
+import { applyChunk, outsideLogDirs } from './log-stream.js';
 import { runKey, type RemoteRun } from './remote-runs.js';
 import type { RunTracker } from './run-tracker.js';
 import { refOf } from './wire-refs.js';
@@ -21,11 +22,39 @@ export class StatusReports {
     this.#tracker = tracker;
   }
 
-  /** Applies the report unless it is old or from a worker that no longer owns the run. */
+  /**
+   * Applies the report unless it is old or from a worker that no longer owns the run. Log chunks
+   * it carries (a run's last lines) are applied first, as `StreamLogs` would have before it.
+   */
   async report(req: StatusReport): Promise<StatusAck> {
-    const { deps, runs } = this.#ctx;
     const ref = refOf(req.run);
     if (!ref || req.workerId === '') throw badArg('ReportStatus needs worker_id and run');
+    if (req.logs === undefined || req.logs.length === 0) return this.#report(req, ref);
+    await this.#applyLogs(req, ref);
+    return { ...(await this.#report(req, ref)), logsApplied: true };
+  }
+
+  /**
+   * The report's log chunks, each at its offset (bytes already there skipped, so a report sent
+   * again writes none twice). A chunk outside the log folders is left out with a warning rather
+   * than refusing the report (which the worker would then skip: its run would never end here).
+   */
+  async #applyLogs(req: StatusReport, ref: RunRef): Promise<void> {
+    for (const chunk of req.logs ?? []) {
+      const size = await applyChunk(this.#ctx.logs, chunk).catch((e: unknown) => {
+        throw unavailable(
+          `cannot write the log lines of report ${req.seq} of run ${ref.dagRunId} (${(e as Error).message}); send it again`,
+        );
+      });
+      if (size === undefined)
+        this.#ctx.warn(
+          `status report ${req.seq} of run ${ref.dagRunId}: ${outsideLogDirs(chunk.path)}: left out`,
+        );
+    }
+  }
+
+  async #report(req: StatusReport, ref: RunRef): Promise<StatusAck> {
+    const { deps, runs } = this.#ctx;
     const root = refOf(req.root) ?? ref;
     const key = runKey(ref, root);
     if (this.#ctx.dropped.has(req.workerId, key)) return { appliedSeq: req.seq, dropped: true };
@@ -46,11 +75,11 @@ export class StatusReports {
       ({ run, created } = adopted);
     }
     // Written first, acknowledged after: a report the store refused is sent again by the worker
-    // (UNAVAILABLE) and applied then, instead of being taken as applied.
+    // (UNAVAILABLE) and applied then, instead of being taken as applied. A child run created
+    // from this report holds it already.
     let stored: DagRunRecord | undefined;
     try {
-      stored = await deps.store.getRun(ref, { root });
-      if (record.revision > stored.revision) await deps.store.saveRun(record);
+      if (!created) stored = await this.#save(run, record, ref, root);
     } catch (e) {
       throw unavailable(
         `cannot store report ${req.seq} of run ${ref.dagRunId} of DAG "${ref.name}" (${(e as Error).message}); send it again`,
@@ -59,7 +88,7 @@ export class StatusReports {
     run.seq = Math.max(run.seq, req.seq);
     // The store holds it already: applied before, by this coordinator or another on the same
     // store (the worker moved before its ack came), or overtaken by a coordinator's write.
-    if (record.revision <= stored.revision && !created)
+    if (stored !== undefined && record.revision <= stored.revision)
       return this.#applied(req, ref, root, record, stored);
     deps.onRunUpdate?.(record);
     if (isFinalRunStatus(record.status)) {
@@ -68,6 +97,32 @@ export class StatusReports {
       this.#ctx.logs.forgetUnder(own ?? join(deps.logDir, ref.name, ref.dagRunId));
     }
     return { appliedSeq: req.seq, dropped: false };
+  }
+
+  /**
+   * Stores the report's record when it is newer than the stored one. When this coordinator knows
+   * the stored revision (`run.revision`: it wrote the claim or the last report, or read the
+   * record) and the report is newer, a compare-and-swap against it, without a read: it fails if
+   * any other write landed since (a lost-run failure, a coordinator sharing the store), and the
+   * record is then read as before. The stored record read, or undefined when the swap wrote.
+   */
+  async #save(
+    run: RemoteRun,
+    record: DagRunRecord,
+    ref: RunRef,
+    root: RunRef,
+  ): Promise<DagRunRecord | undefined> {
+    const { store } = this.#ctx.deps;
+    const known = run.revision;
+    if (known !== undefined && record.revision > known && (await store.saveRunIf(record, known))) {
+      run.revision = record.revision;
+      return undefined;
+    }
+    const stored = await store.getRun(ref, { root });
+    if (record.revision > stored.revision) await store.saveRun(record);
+    // a save that the store ignored (a newer revision there) makes the next swap fail: read again
+    run.revision = Math.max(record.revision, stored.revision);
+    return stored;
   }
 
   /**
@@ -130,7 +185,9 @@ export class StatusReports {
         throw badArg(`run ${ref.dagRunId} of DAG "${ref.name}" is unknown to this coordinator`);
       const snapshot = JSON.parse(req.snapshotJson) as { dag: unknown; localDags: unknown[] };
       await store.createRun(record, snapshot);
-      return { run: this.#tracker.track(ref, root, req.workerId, {}), created: true };
+      const run = this.#tracker.track(ref, root, req.workerId, {});
+      run.revision = record.revision;
+      return { run, created: true };
     } else {
       const owner = existing.owner?.workerId;
       const ended = isFinalRunStatus(existing.status);
@@ -142,6 +199,8 @@ export class StatusReports {
         return { appliedSeq: req.seq, dropped: !isFinalRunStatus(record.status) };
       }
     }
-    return { run: this.#tracker.track(ref, root, req.workerId, {}), created: false };
+    const run = this.#tracker.track(ref, root, req.workerId, {});
+    run.revision = existing.revision;
+    return { run, created: false };
   }
 }

@@ -20,6 +20,7 @@ import { forgetWorker, type CoordinatorContext } from './coordinator-context.js'
 import type { HeartbeatReconcile } from './heartbeat-reconcile.js';
 import { runKey } from './remote-runs.js';
 import { toMsg } from './wire-refs.js';
+import { COORDINATOR_FEATURES } from '../wire/protocol.js';
 
 /**
  * The worker side of the coordinator: heartbeats into the registry (and reconciled with the runs
@@ -140,6 +141,7 @@ export class WorkerSide {
       drop,
       logDir: deps.logDir,
       adminState: registry.adminStateOf(req.workerId) ?? '',
+      features: [...COORDINATOR_FEATURES],
     };
   }
 

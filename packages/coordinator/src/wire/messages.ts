@@ -37,6 +37,8 @@ export interface HeartbeatResponse {
   logDir: string;
   /** '' (active), 'cordoned' or 'draining'; absent from older coordinators. */
   adminState?: string;
+  /** What the coordinator takes beyond the first protocol (`Feature` in protocol.ts); empty from older ones. */
+  features?: string[];
 }
 
 export interface ClaimRequest {
@@ -64,11 +66,15 @@ export interface StatusReport {
   seq: number;
   recordJson: string;
   snapshotJson: string;
+  /** Log chunks applied before the record (`Feature.ReportLogs`); empty from older workers. */
+  logs?: LogChunk[];
 }
 
 export interface StatusAck {
   appliedSeq: number;
   dropped: boolean;
+  /** The report's `logs` were taken; false or absent from an older coordinator. */
+  logsApplied?: boolean;
 }
 
 export interface LogChunk {

@@ -1,11 +1,13 @@
 import type { Clock } from '@trellis/core';
-import type {
-  CoordinatorClient,
-  LogChunk,
-  LogStream,
-  StatusReport,
+import {
+  Feature,
+  type CoordinatorClient,
+  type LogChunk,
+  type LogStream,
+  type StatusAck,
+  type StatusReport,
 } from '@trellis/coordinator/client';
-import { BATCH_BYTES, ITEM_BYTES, SETTLE_MS } from './outbox-policy.js';
+import { BATCH_BYTES, CARRIED_BYTES, ITEM_BYTES, SETTLE_MS } from './outbox-policy.js';
 
 /** A queued message and the journal entries it stands for (several after joins). */
 export type LaneItem =
@@ -20,20 +22,20 @@ export interface Lane {
   pumping: boolean;
   /** Aborts the settle wait of a running report at the head (a final report arrived). */
   settle: AbortController | undefined;
-  /** The log stream held open at the head, which chunks queued meanwhile join. */
-  stream: OpenStream | undefined;
+  /** The log chunks held back at the head, which chunks queued meanwhile join. */
+  held: HeldLogs | undefined;
 }
 
-/** A log stream a lane holds open (`sendHead`). */
-export interface OpenStream {
+/** The log chunks a lane holds back before sending them (`sendHead`). */
+export interface HeldLogs {
   /** Writes the lane's log chunks queued since; ends the hold when it must. */
   readonly feed: () => void;
-  /** Ends the hold now: the stream is closed and its answer awaited. */
+  /** Ends the hold now: the chunks are sent. */
   readonly close: () => void;
 }
 
-/** How a log stream at the head is held open for the chunks that follow it. */
-export interface StreamHold {
+/** How the log chunks at the head are held back for the chunks that follow them. */
+export interface LogHold {
   readonly clock: Clock;
   /** How long at most (ms). */
   readonly ms: number;
@@ -58,7 +60,7 @@ export const newLane = (): Lane => ({
   sending: 0,
   pumping: false,
   settle: undefined,
-  stream: undefined,
+  held: undefined,
 });
 
 /** True when a later status report is queued behind the head. */
@@ -152,53 +154,119 @@ export const settleHead = async (lane: Lane, clock: Clock, stop: AbortSignal): P
 };
 
 /**
- * Sends the head of the lane: its status report, or the log chunks at its head on one stream,
- * held open (`hold`) for the chunks queued after them until a status report is queued behind
- * them (it goes only once they are applied), the batch is full, or the hold ends: the last lines
- * of a run and its final report cost one stream and one call, not two streams and one call.
+ * Sends the head of the lane: its status report, or the log chunks at its head, held back
+ * (`hold`) for the chunks queued after them until a status report is queued behind them (it
+ * goes only once they are applied), the batch is full, or the hold ends. A final report right
+ * behind them carries them, in one call, to a coordinator that takes log chunks in a report
+ * (`Feature.ReportLogs`); otherwise they go on one stream, then the report. `sync` makes a
+ * report's journal line durable: started as the report leaves, awaited before it counts as sent.
  */
 export const sendHead = async (
   lane: Lane,
   client: CoordinatorClient,
-  hold: StreamHold,
+  hold: LogHold,
+  sync: () => Promise<void>,
 ): Promise<Delivered> => {
   const head = lane.items[0];
   if (!head) return { ids: [], count: 0, dropped: false };
-  if (head.kind === 'status') {
-    lane.sending = 1;
-    const ack = await client.report(head.report);
-    lane.sending = 0;
-    lane.items.shift();
-    return { ids: head.ids, count: 1, dropped: ack.dropped };
+  if (head.kind === 'status') return sendReport(lane, client, sync, 0);
+  // Held back unsent to a coordinator that takes them in a report (a final one may carry them),
+  // else written as they come on a stream opened now.
+  const carry = client.takes(Feature.ReportLogs);
+  let stream = carry ? undefined : client.openLogs();
+  const bytes = await holdLogs(lane, hold, stream);
+  const next = lane.items[lane.sending];
+  if (stream === undefined) {
+    if (next?.kind === 'status' && next.final && bytes <= CARRIED_BYTES)
+      return sendReport(lane, client, sync, lane.sending);
+    stream = client.openLogs();
+    for (const it of lane.items.slice(0, lane.sending))
+      if (it.kind === 'log') stream.write(it.chunk);
   }
-  await streamLogs(lane, client.openLogs(), hold);
+  await stream.end();
   const items = lane.items.splice(0, lane.sending);
   lane.sending = 0;
   return { ids: items.flatMap((it) => it.ids), count: items.length, dropped: false };
 };
 
-/** The log chunks at the head of the lane, and those queued while the stream is held open. */
-const streamLogs = async (lane: Lane, stream: LogStream, hold: StreamHold): Promise<void> => {
+/** The lane position of the report a failed call carried log chunks in (`sendReport`). */
+const failedAt = new WeakMap<Error, number>();
+
+/**
+ * Takes out the item a refused call was about (`e`): the report, when it carried the chunks
+ * before it (they stay at the head and go next, on a stream), else the head.
+ */
+export const takeRefused = (lane: Lane, e: Error): LaneItem | undefined =>
+  lane.items.splice(failedAt.get(e) ?? 0, 1)[0];
+
+/** A queued message, as a warning names it. */
+export const describeItem = (it: LaneItem): string =>
+  it.kind === 'status'
+    ? `status report ${it.report.seq} of run ${it.report.run?.dagRunId ?? '?'}`
+    : `log chunk of ${it.chunk.path} at offset ${it.chunk.offset}`;
+
+/**
+ * Sends the status report at `at`, carrying the `at` log chunks before it. A coordinator that
+ * did not take them (an older one, behind an address that named the feature) stored the report
+ * alone: the chunks stay at the head and go next, on a stream, late but not lost.
+ */
+const sendReport = async (
+  lane: Lane,
+  client: CoordinatorClient,
+  sync: () => Promise<void>,
+  at: number,
+): Promise<Delivered> => {
+  const item = lane.items[at];
+  if (item?.kind !== 'status') throw new Error('no status report to send');
+  const logs = lane.items.slice(0, at).flatMap((it) => (it.kind === 'log' ? [it.chunk] : []));
+  lane.sending = at + 1;
+  const synced = sync();
+  synced.catch(() => undefined); // awaited below; a failed send must not leave it unheard
+  let ack: StatusAck;
+  try {
+    ack = await client.report(logs.length > 0 ? { ...item.report, logs } : item.report);
+    await synced;
+  } catch (e) {
+    if (at > 0 && e instanceof Error) failedAt.set(e, at); // not the chunks before it
+    throw e;
+  } finally {
+    lane.sending = 0;
+  }
+  const taken = logs.length === 0 || ack.logsApplied === true;
+  const items = taken ? lane.items.splice(0, at + 1) : lane.items.splice(at, 1);
+  return { ids: items.flatMap((it) => it.ids), count: items.length, dropped: ack.dropped };
+};
+
+/**
+ * Marks the log chunks at the head of the lane as in a call (up to a batch), and those queued
+ * while they are held, writing each to `stream` if given, until a status report is queued
+ * behind them, the batch is full, it is urgent, or the hold ends. Their bytes.
+ */
+const holdLogs = async (
+  lane: Lane,
+  hold: LogHold,
+  stream: LogStream | undefined,
+): Promise<number> => {
   const held = new AbortController();
   let bytes = 0;
   const feed = (): void => {
     for (let it = lane.items[lane.sending]; it?.kind === 'log' && bytes < BATCH_BYTES;) {
-      stream.write(it.chunk);
+      stream?.write(it.chunk);
       bytes += it.chunk.data.length;
       it = lane.items[++lane.sending];
     }
-    // a status report (or a chunk past the batch) waits behind the stream
+    // a status report (or a chunk past the batch) waits behind them
     if (lane.items.length > lane.sending || hold.urgent()) held.abort();
   };
   const close = (): void => held.abort();
   lane.sending = 0;
   feed();
-  lane.stream = { feed, close };
+  lane.held = { feed, close };
   if (!held.signal.aborted && !hold.stop.aborted) {
     hold.stop.addEventListener('abort', close, { once: true });
     await hold.clock.sleep(hold.ms, held.signal).catch(() => undefined);
     hold.stop.removeEventListener('abort', close);
   }
-  lane.stream = undefined;
-  await stream.end();
+  lane.held = undefined;
+  return bytes;
 };

@@ -19,11 +19,18 @@ export const ITEM_BYTES = 256 * 1024;
 export const SETTLE_MS = 20;
 
 /**
- * A log stream stays open this long at most for the chunks of its run that follow, so a run's
- * last lines and the ones before them go on one stream; a status report queued behind it ends the
- * wait at once (it goes only once the chunks before it are applied).
+ * Log chunks at the head of a lane are held back this long at most for the chunks of their run
+ * that follow, so a run's last lines and the ones before them go together (on one stream, or in
+ * its final report); a status report queued behind them ends the wait at once (it goes only once
+ * the chunks before it are applied).
  */
 export const LOG_HOLD_MS = 20;
+
+/**
+ * A run's last log chunks, up to this many bytes, ride in its final report to a coordinator that
+ * takes them (one call instead of a stream and a call); more go on a stream first.
+ */
+export const CARRIED_BYTES = 256 * 1024;
 
 /** The outbox holds at most this many bytes of messages unless configured. */
 export const DEFAULT_OUTBOX_MAX_BYTES = 64 * 1024 * 1024;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '@trellis/core';
+import { Feature } from '@trellis/coordinator/client';
 import { FakeClock, flushMicrotasks } from '@trellis/testkit';
 import { Outbox } from './outbox.js';
 import {
@@ -204,6 +205,52 @@ describe('worker outbox', () => {
       { kind: 'logs', data: ['started\n', 'finished\n'] },
       { kind: 'status', seq: 1, run: 'r1' },
     ]);
+  });
+
+  it("carries a run's last lines in its final report to a coordinator that takes them: one call, no stream", async () => {
+    const { client, sent, state } = fakeClient();
+    state.features.push(Feature.ReportLogs);
+    const clock = new FakeClock(0);
+    const box = outbox(client, { clock });
+    box.log('r1', chunk('r1', 0, 'started\n')); // held back, unsent
+    expect(clock.pending).toBe(1);
+    box.log('r1', chunk('r1', 8, 'finished\n'));
+    box.status('r1', report('r1', 1), true); // ends the hold: the clock never moves
+    await box.whenSent('r1');
+    expect(sent).toEqual([
+      { kind: 'status', seq: 1, run: 'r1', logs: ['started\n', 'finished\n'] },
+    ]);
+    expect(box.heldBytes).toBe(0);
+  });
+
+  it('sends the lines on a stream after a final report a coordinator took without them (an older one behind the address)', async () => {
+    const { client, sent, state } = fakeClient();
+    state.features.push(Feature.ReportLogs);
+    state.ignoresReportLogs = true;
+    const box = outbox(client, { clock: new FakeClock(0) });
+    box.log('r1', chunk('r1', 0, 'last\n'));
+    box.status('r1', report('r1', 1), true);
+    await box.drained(); // the lines left are not held back then
+    expect(sent).toEqual([
+      { kind: 'status', seq: 1, run: 'r1' },
+      { kind: 'logs', data: ['last\n'] },
+    ]);
+    expect(box.heldBytes).toBe(0);
+  });
+
+  it('skips only a refused final report that carried last lines: the lines go once, on a stream', async () => {
+    const { client, sent, state } = fakeClient();
+    state.features.push(Feature.ReportLogs);
+    state.failures.push(GrpcCode.InvalidArgument);
+    const warnings: string[] = [];
+    const box = outbox(client, { clock: new FakeClock(0), warnings });
+    box.log('r1', chunk('r1', 0, 'a\n'));
+    box.log('r1', chunk('r1', 2, 'b\n'));
+    box.status('r1', report('r1', 1), true);
+    await box.drained(); // the lines left are not held back then
+    expect(sent).toEqual([{ kind: 'logs', data: ['a\n', 'b\n'] }]); // one stream
+    expect(warnings).toEqual([expect.stringMatching(/refused the status report 1 of run r1;/)]);
+    expect(box.heldBytes).toBe(0);
   });
 
   it('skips a message the coordinator refuses (INVALID_ARGUMENT), saying so, and goes on', async () => {

@@ -2,6 +2,7 @@ import type { Clock } from '@trellis/core';
 import type { CoordinatorClient, LogChunk, StatusReport } from '@trellis/coordinator/client';
 import { OutboxJournal, type OutboxMessage } from './outbox-journal.js';
 import {
+  describeItem,
   foldStatuses,
   hasLaterStatus,
   joinLog,
@@ -9,9 +10,10 @@ import {
   oldestIdOfLanes,
   sendHead,
   settleHead,
+  takeRefused,
   type Delivered,
   type Lane,
-  type StreamHold,
+  type LogHold,
 } from './outbox-lane.js';
 import { OutageLog } from './outbox-outage.js';
 import {
@@ -146,7 +148,7 @@ export class Outbox {
   async drained(signal?: AbortSignal): Promise<void> {
     if (this.size === 0) return;
     const idle = new Promise<void>((resolve) => this.#idle.add(resolve));
-    // no log stream is held open meanwhile
+    // no log chunks are held back meanwhile
     this.#flushing++;
     this.#closeStreams();
     try {
@@ -182,7 +184,7 @@ export class Outbox {
     const n = this.#journal.append(runKey, message, durable);
     this.#enqueue(runKey, message, n);
     const lane = this.#lanes.get(runKey);
-    lane?.stream?.feed(); // joins the stream held open, or ends its hold (a status report)
+    lane?.held?.feed(); // joins the chunks held back, or ends their hold (a status report)
     if (lane && this.#started) this.#kick(runKey, lane);
   }
 
@@ -210,13 +212,12 @@ export class Outbox {
         await settleHead(lane, this.#deps.clock, this.#stop.signal);
       try {
         foldStatuses(lane);
+        if (signal.aborted) break;
         // A report's fsync runs while it travels: it is on disk before its delivery is taken as
         // done (acknowledged in the journal), not before it leaves (docs/decisions.md).
-        const synced = lane.items[0]?.kind === 'status' ? this.#journal.sync() : undefined;
-        synced?.catch(() => undefined); // awaited below; a failed send must not leave it unheard
-        if (signal.aborted) break;
-        const delivered = await sendHead(lane, this.#deps.client(), this.#hold(signal));
-        await synced;
+        const delivered = await sendHead(lane, this.#deps.client(), this.#hold(signal), () =>
+          this.#journal.sync(),
+        );
         this.#delivered(runKey, delivered);
         attempt = 0;
       } catch (e) {
@@ -239,10 +240,10 @@ export class Outbox {
   }
 
   /**
-   * How a log stream is held open for the chunks that follow (LOG_HOLD_MS): not while a caller
+   * How log chunks are held back for the chunks that follow (LOG_HOLD_MS): not while a caller
    * waits for everything to be delivered, nor while step output waits for room.
    */
-  #hold(stop: AbortSignal): StreamHold {
+  #hold(stop: AbortSignal): LogHold {
     return {
       clock: this.#deps.clock,
       ms: LOG_HOLD_MS,
@@ -251,9 +252,9 @@ export class Outbox {
     };
   }
 
-  /** Ends the holds of open log streams (their chunks are wanted now). */
+  /** Ends the holds of log chunks held back (they are wanted now). */
   #closeStreams(): void {
-    for (const lane of this.#lanes.values()) lane.stream?.close();
+    for (const lane of this.#lanes.values()) lane.held?.close();
   }
 
   #delivered(runKey: string, d: Delivered): void {
@@ -266,14 +267,11 @@ export class Outbox {
     this.#removed();
   }
 
-  /** The coordinator refused the message at the head: it would block everything behind it. */
+  /** The coordinator refused a message (it would block everything behind it): skipped. */
   #refused(lane: Lane, e: Error): void {
-    const head = lane.items.shift();
+    const head = takeRefused(lane, e);
     if (!head) return;
-    const what =
-      head.kind === 'status'
-        ? `status report ${head.report.seq} of run ${head.report.run?.dagRunId ?? '?'}`
-        : `log chunk of ${head.chunk.path} at offset ${head.chunk.offset}`;
+    const what = describeItem(head);
     this.#deps.warn(`the coordinator refused the ${what}; it is not sent again: ${e.message}`);
     this.#journal.ack(head.ids);
     this.#removed();

@@ -178,6 +178,9 @@ export class RunWriter {
       renamed = true;
       this.#remember(statusPath, serialized.parts, ino);
       this.#deps.changes.note(loc.indexDag); // readable now: noted before anyone is told (saveRun)
+      // published once readable, before the lock's removal, the directory sync and the index
+      // line (as in saveRun): a client waiting for a final status is not held by their syncs
+      this.#saved(serialized);
     };
     return this.#deps.saves.run(loc.dir, async () => {
       try {
@@ -190,7 +193,6 @@ export class RunWriter {
       if (!renamed) return false;
       this.#written.delete(statusPath);
       await this.#deps.indexes.of(loc.indexDag).put(toRunSummary(record));
-      this.#saved(serialized);
       return true;
     });
   }

@@ -7,8 +7,9 @@ import type {
   StatusReport,
 } from '@trellis/coordinator';
 
-/** What the fake coordinator took, in order. */
-export type Sent = { kind: 'status'; seq: number; run: string } | { kind: 'logs'; data: string[] };
+/** What the fake coordinator took, in order (`logs`: the chunks a status report carried). */
+export type Sent =
+  { kind: 'status'; seq: number; run: string; logs?: string[] } | { kind: 'logs'; data: string[] };
 
 /** gRPC status codes the tests use. */
 export const GrpcCode = { Internal: 13, Unavailable: 14, InvalidArgument: 3 } as const;
@@ -28,6 +29,10 @@ export const fakeCoordinatorClient = () => {
     dropped: new Set<string>(),
     /** The next calls fail with these codes, one each. */
     failures: [] as number[],
+    /** Named in heartbeat replies (`client.takes`): none, as from an older coordinator. */
+    features: [] as string[],
+    /** Log chunks in a report are ignored, as by an older coordinator (`logsApplied` false). */
+    ignoresReportLogs: false,
   };
   const fail = (): Error | undefined => {
     if (state.away) return grpcError(GrpcCode.Unavailable, 'away');
@@ -44,13 +49,21 @@ export const fakeCoordinatorClient = () => {
     report: (r: StatusReport): Promise<StatusAck> => {
       const e = fail();
       if (e) return Promise.reject(e);
-      sent.push({ kind: 'status', seq: r.seq, run: r.run?.dagRunId ?? '' });
+      const logs = state.ignoresReportLogs ? [] : (r.logs ?? []).map((c) => c.data.toString());
+      sent.push({
+        kind: 'status',
+        seq: r.seq,
+        run: r.run?.dagRunId ?? '',
+        ...(logs.length > 0 ? { logs } : {}),
+      });
       reports.push(r);
       return Promise.resolve({
         appliedSeq: r.seq,
         dropped: state.dropped.has(r.run?.dagRunId ?? ''),
+        ...(state.ignoresReportLogs ? {} : { logsApplied: true }),
       });
     },
+    takes: (feature: string) => state.features.includes(feature),
     sendLogs: (chunks: readonly LogChunk[]) => take(chunks, fail()),
     // one stream: fails as it opens (the coordinator away), or is taken whole at its end
     openLogs: (): LogStream => {
