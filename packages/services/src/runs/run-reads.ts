@@ -1,4 +1,4 @@
-import { notFound, type RunStatus } from '@trellis/core';
+import { AppError, ErrorCode, notFound, type RunStatus } from '@trellis/core';
 import type { DagRunRecord, NodeRecord, RunRef } from '@trellis/spec';
 import type { DagRunSummary } from '../dags/dag-catalog-port.js';
 import type { CustomQueue } from '../queues/queue-of.js';
@@ -127,12 +127,21 @@ export class RunReads {
     return ref.dagRunId === 'latest' ? this.store.latestRun(ref.name) : this.store.getRun(ref);
   }
 
-  /** The DAG's most recent runs in full, newest first (the run history grid). */
+  /**
+   * The DAG's most recent runs in full, newest first (the run history grid). A run deleted
+   * between the listing and its read is left out: the grid shows what is there.
+   */
   async recent(dagName: string, limit: number): Promise<DagRunRecord[]> {
     const summaries = await this.store.listRuns({ name: dagName, limit });
-    return Promise.all(
-      summaries.map((s) => this.store.getRun({ name: s.name, dagRunId: s.dagRunId })),
+    const records = await Promise.all(
+      summaries.map((s) =>
+        this.store.getRun({ name: s.name, dagRunId: s.dagRunId }).catch((e: unknown) => {
+          if (AppError.is(e) && e.code === ErrorCode.NotFound) return undefined;
+          throw e;
+        }),
+      ),
     );
+    return records.filter((r): r is DagRunRecord => r !== undefined);
   }
 
   /**

@@ -83,6 +83,7 @@ export class FsRunStore {
       clock,
       records,
       onSaved: options.onRecordSaved,
+      warn,
     });
     this.#reader = new RunReader({ layout, indexes, warn, records });
     this.#deleter = new RunDeleter({

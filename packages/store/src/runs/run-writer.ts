@@ -33,6 +33,8 @@ export interface RunWriterDeps {
   readonly records?: RecordCache;
   /** `FsRunStoreOptions.onRecordSaved`. */
   readonly onSaved?: ((record: DagRunRecord) => void) | undefined;
+  /** Where a listener's failure is told (it must not fail a write that landed). */
+  readonly warn?: ((message: string) => void) | undefined;
 }
 
 /**
@@ -224,7 +226,12 @@ export class RunWriter {
 
   /** Tells `onSaved` of a record written, as it was when its save was called. */
   #saved(serialized: RecordText): void {
-    this.#deps.onSaved?.(serialized.copy());
+    try {
+      this.#deps.onSaved?.(serialized.copy());
+    } catch (e) {
+      // the record is in place: the write stands, whatever a listener did with it
+      this.#deps.warn?.(`a listener of saved run records failed: ${(e as Error).message}`);
+    }
   }
 
   /** Remembers a log folder made for a new run, for its recorder (a bounded number of them). */
