@@ -1,5 +1,5 @@
 // GET /dags/{fileName}/dag-runs (the run history grid, issue 21) on two builds side by side: A
-// and B are `trellis start-all` binaries (default A: /work/main's build, B: this tree's), each
+// and B are `trellis start-all` binaries (A: the build to compare with, B by default this tree's), each
 // over its own copy of a home with the dag-table bench's DAG `dag-0000` and its 30 runs. Rounds
 // alternate A and B, so a change of the machine's load hits them alike; each round takes
 // SAMPLES requests per server and reads the server's CPU time from /proc. Printed per build:
@@ -8,24 +8,26 @@
 // Not a `*.bench.js`: it compares builds. Needs `tsc -b` in both trees.
 // Usage: node bench/dag-runs-ab.js [rounds, default 7] [warm-up requests, default 500;
 // dag-table.bench.js makes 1] [other DAG files with one run each, default 0; dag-table.bench.js
-// has 1,000] [binA] [binB]
-import { spawn } from 'node:child_process';
+// has 1,000] binA [binB]
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { writeFinishedRun } from '../packages/testkit/dist/index.js';
-import { cpuMs, flushToDisk, jsonClient, pct } from './util.js';
+import { cpuMs, flushToDisk, pct, startServer } from './util.js';
 
 const [roundsArg, warmupArg, othersArg, binA, binB] = process.argv.slice(2);
+const usage = () => {
+  throw new Error('usage: node bench/dag-runs-ab.js rounds warm-up others binA [binB]');
+};
 const ROUNDS = Number(roundsArg ?? 7);
 const SAMPLES = 400;
 const WARMUP = Number(warmupArg ?? 500);
 const OTHERS = Number(othersArg ?? 0);
 const RUNS = 30;
 const BINS = {
-  A: binA ?? '/work/main/packages/cli/bin/trellis.js',
+  A: binA ?? usage(),
   B: binB ?? fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url)),
 };
 const PATH = '/dags/dag-0000/dag-runs';
@@ -44,29 +46,6 @@ const seed = (home) => {
   }
   for (let r = 0; r < RUNS; r++)
     writeFinishedRun(home, 'dag-0000', `run-${r}`, new Date(t0 - r * 60_000).toISOString());
-};
-
-const start = async (bin, home) => {
-  const server = spawn(process.execPath, [bin, 'start-all', '--host', '127.0.0.1', '--port', '0'], {
-    env: { SVC_HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const base = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (c) => {
-      out += c;
-      const m = /serving (http:\/\/\S+)\/api\/v2/.exec(out);
-      if (m) resolve(`${m[1]}/api/v2`);
-    });
-    server.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  const client = jsonClient(base);
-  const stop = async () => {
-    client.close();
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-  };
-  return { ...client, pid: server.pid, stop };
 };
 
 const round = async (s) => {
@@ -98,7 +77,7 @@ try {
     cpSync(seedHome, homes[k], { recursive: true });
   }
   flushToDisk();
-  for (const k of Object.keys(BINS)) servers[k] = await start(BINS[k], homes[k]);
+  for (const k of Object.keys(BINS)) servers[k] = await startServer(homes[k], {}, BINS[k]);
   for (const k of Object.keys(BINS)) for (let i = 0; i < WARMUP; i++) await servers[k].get(PATH);
   const results = { A: [], B: [] };
   for (let r = 0; r < ROUNDS; r++)

@@ -62,11 +62,15 @@ export const jsonClient = (base) => {
 };
 
 /**
- * Starts `trellis start-all` on a free port over `home` and resolves with `{base, get, post,
- * stop, pid}` once it serves. Needs `tsc -b` (the bench runs the built binary).
+ * Starts `trellis start-all` (this tree's build, or `bin`: another build an A/B script compares)
+ * on a free port over `home` and resolves with `{base, get, post, stop, pid}` once it serves.
+ * Needs `tsc -b` (the bench runs the built binary).
  */
-export const startServer = async (home, env = {}) => {
-  const bin = fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url));
+export const startServer = async (
+  home,
+  env = {},
+  bin = fileURLToPath(new URL('../packages/cli/bin/trellis.js', import.meta.url)),
+) => {
   const server = spawn(process.execPath, [bin, 'start-all', '--host', '127.0.0.1', '--port', '0'], {
     env: { SVC_HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

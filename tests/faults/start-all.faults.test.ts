@@ -42,6 +42,19 @@ const enqueue = async (base: string, n: number): Promise<string[]> => {
   return ids;
 };
 
+/** Starts the server again and awaits every run of `ids` final: none lost, none run twice. */
+const restartUntilFinal = async (ids: string[], cause?: RegExp) => {
+  const again = await start();
+  const runs = await untilAllFinal(
+    () => again.base,
+    'ledger',
+    ids,
+    () => again.s.output(),
+  );
+  expectNothingLost(ledger, runs, cause);
+  return runs;
+};
+
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'trellis-faults-'));
   mkdirSync(join(home, 'dags'));
@@ -74,14 +87,7 @@ describe('faults of trellis start-all', { timeout: 90_000 }, () => {
     await once(first.s.proc, 'exit');
     ledger.release();
 
-    const second = await start();
-    const runs = await untilAllFinal(
-      () => second.base,
-      'ledger',
-      ids,
-      () => second.s.output(),
-    );
-    expectNothingLost(ledger, runs, /process that ran this run \(pid \d+ on .+\) died/);
+    const runs = await restartUntilFinal(ids, /process that ran this run \(pid \d+ on .+\) died/);
     expect(runs[0]).toMatchObject({ dagRunId: ids[0], status: 2 });
     expect(runs.slice(1).map((r) => r.status)).toEqual([4, 4, 4]);
   });
@@ -99,14 +105,7 @@ describe('faults of trellis start-all', { timeout: 90_000 }, () => {
     expect(code).toBe(0);
     expect(ledger.lines()).toEqual([ids[0]]);
 
-    const second = await start();
-    const runs = await untilAllFinal(
-      () => second.base,
-      'ledger',
-      ids,
-      () => second.s.output(),
-    );
-    expectNothingLost(ledger, runs);
+    const runs = await restartUntilFinal(ids);
     expect(runs.map((r) => r.status)).toEqual([4, 4, 4]);
   });
 
@@ -123,14 +122,7 @@ describe('faults of trellis start-all', { timeout: 90_000 }, () => {
     expect(code).toBe(0);
     expect(ledger.lines()).toEqual([ids[0]]);
 
-    const second = await start();
-    const runs = await untilAllFinal(
-      () => second.base,
-      'ledger',
-      ids,
-      () => second.s.output(),
-    );
-    expectNothingLost(ledger, runs);
+    const runs = await restartUntilFinal(ids);
     expect(runs.map((r) => r.status)).toEqual([4, 4]);
   });
 });
