@@ -1,5 +1,7 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError, ErrorCode } from '@trellis/core';
 import pg from 'pg';
+import { loopStalls, type LoopStalls } from './loop-stalls.js';
 
 /** How to reach the database (`SVC_DATABASE_URL`, `SVC_DATABASE_POOL_SIZE`). */
 export interface PgDbOptions {
@@ -50,6 +52,13 @@ const isUnavailable = (e: unknown): boolean => {
   );
 };
 
+/** The pool's connect timer fired (waiting in its queue, or for a new connection): nothing was sent. */
+const isConnectTimeout = (e: unknown): boolean =>
+  e instanceof Error &&
+  /timeout exceeded when trying to connect|Connection terminated due to connection timeout/.test(
+    e.message,
+  );
+
 /**
  * The typed error of a store call made while PostgreSQL is away: `service_unavailable` (the API
  * answers 503). The pool reconnects by itself, so calls succeed again once it is back.
@@ -67,12 +76,15 @@ export const toStoreError = (e: unknown): unknown =>
 /** The connection pool of a PostgreSQL store; every failure to reach the server is typed. */
 export class PgDb implements Queryable {
   readonly pool: pg.Pool;
+  readonly #connectTimeoutMs: number;
+  readonly #stalls: LoopStalls = loopStalls();
 
   constructor(opts: PgDbOptions) {
+    this.#connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
     this.pool = new pg.Pool({
       connectionString: opts.url,
       max: opts.poolSize ?? 10,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+      connectionTimeoutMillis: this.#connectTimeoutMs,
       query_timeout: opts.queryTimeoutMs ?? 30_000,
       keepAlive: true,
     });
@@ -85,7 +97,7 @@ export class PgDb implements Queryable {
     values?: unknown[],
   ): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(text, values);
+      return await this.#connecting(() => this.pool.query<R>(text, values));
     } catch (e) {
       throw toStoreError(e);
     }
@@ -95,7 +107,7 @@ export class PgDb implements Queryable {
   async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await this.#connecting(() => this.pool.connect());
     } catch (e) {
       throw toStoreError(e);
     }
@@ -116,6 +128,25 @@ export class PgDb implements Queryable {
     } finally {
       client.off('error', onError);
       client.release(broken !== undefined ? (broken as Error) : undefined);
+    }
+  }
+
+  /**
+   * Runs `attempt` (a pool call that first takes a connection), and once more when the pool's
+   * connect timer failed it although this process ran for less than that timeout while it
+   * waited: it was frozen (SIGSTOP) or blocked past the timer's due time, and the timer fired on
+   * resuming before the connection's answer, there all along, was read (`LoopStalls`). Safe to
+   * repeat: no statement was sent. Once only: the second wait has the whole timeout to run.
+   */
+  async #connecting<T>(attempt: () => Promise<T>): Promise<T> {
+    const from = performance.now();
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!isConnectTimeout(e)) throw e;
+      await nextTurn(); // the stall timer, due in the same timers phase, has noted the stall
+      if (this.#stalls.ranWithin(from, performance.now()) >= this.#connectTimeoutMs) throw e;
+      return attempt();
     }
   }
 
