@@ -61,7 +61,11 @@ export interface SchedulerRoleDeps {
 
 /** The scheduler role's state, for /health and `svc_scheduler_running`. */
 export interface SchedulerStatus {
-  /** True while this process holds the scheduler lease and its loops run. */
+  /**
+   * True while this process holds the scheduler lease: from taking it until it steps down (lost,
+   * not renewed in time, or shutting down), not until its loops have ended after that: a pass
+   * still finishing its store calls is not a second leader (/health's `role`).
+   */
   readonly running: () => boolean;
   /** False when this process is the scheduler but its loop stopped completing passes. */
   readonly alive: () => boolean;
@@ -104,6 +108,7 @@ export const startSchedulerRole = (
     state.lastPass = clock.now().getTime();
     renewed();
     const inner = new AbortController();
+    inner.signal.addEventListener('abort', () => void (state.holding = false), { once: true });
     const stopInner = (): void => inner.abort();
     signal.addEventListener('abort', stopInner, { once: true });
     // aborted while the lease was being taken: an aborted signal fires no more 'abort' event
