@@ -9,17 +9,19 @@ import { callApi, startAll, untilFinal, type StartAll } from './support/start-al
 /** The pool's connect timeout (`PgDbOptions.connectTimeoutMs`'s default). */
 const CONNECT_TIMEOUT_MS = 5000;
 
-let postgres: PrivatePostgres;
-let db: PgDb;
-let home: string;
-let server: StartAll;
+let postgres: PrivatePostgres | undefined;
+let db: PgDb | undefined;
+let home: string | undefined;
+let server: StartAll | undefined;
 let base: string;
+/** Ends the test's held transaction (a no-op before it is open and after): db.end() waits for it. */
+let release: () => void = () => undefined;
 
 beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'trellis-e2e-pg-frozen-'));
   postgres = await startPostgres();
   const databaseUrl = await postgres.createDatabase('trellis_frozen');
   db = new PgDb({ url: databaseUrl, poolSize: 2 });
-  home = mkdtempSync(join(tmpdir(), 'trellis-e2e-pg-frozen-'));
   // one connection: while one store call holds it, the next ones wait in the pool's queue
   server = await startAll({
     PATH: '/usr/local/bin:/usr/bin:/bin',
@@ -32,18 +34,29 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server.proc.kill('SIGCONT');
-  await server.stop();
-  await db.end();
-  await postgres.stop();
-  rmSync(home, { recursive: true, force: true });
-});
+  release();
+  try {
+    server?.proc.kill('SIGCONT');
+    await server?.stop();
+    await db?.end();
+  } finally {
+    await postgres?.stop();
+    if (home !== undefined) rmSync(home, { recursive: true, force: true });
+  }
+}, 60_000);
+
+/** What beforeAll set up (it throws when beforeAll failed). */
+const setUp = (): { db: PgDb; server: StartAll; home: string } => {
+  if (db === undefined || server === undefined || home === undefined)
+    throw new Error('the test server did not start');
+  return { db, server, home };
+};
 
 const call = (method: string, path: string, body?: unknown) => callApi(base, method, path, body);
 
 /** True once a connection of the server waits for a lock in an insert into `trellis_logs`. */
 const touchBlocked = async (): Promise<boolean> => {
-  const r = await db.query(
+  const r = await setUp().db.query(
     `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'
        AND query LIKE 'INSERT INTO trellis_logs%'`,
   );
@@ -52,6 +65,7 @@ const touchBlocked = async (): Promise<boolean> => {
 
 describe('a start-all on PostgreSQL frozen while a step waits for a connection', () => {
   it('resumed, the step opens its logs and the run finishes (no pool timeout surfaced)', async () => {
+    const { db, server, home } = setUp();
     const gate = join(home, 'gate');
     const spec = `steps:\n  - name: first\n    command: sh -c 'while [ ! -f ${gate} ]; do sleep 0.05; done'\n  - name: second\n    command: echo second\n    depends: [first]\n`;
     expect((await call('POST', '/dags', { name: 'frozen', spec })).status).toBe(201);
@@ -59,11 +73,14 @@ describe('a start-all on PostgreSQL frozen while a step waits for a connection',
     expect(started.status).toBe(200);
     const id = started.body.dagRunId as string;
     await expect
-      .poll(async () => {
-        const run = (await call('GET', `/dag-runs/frozen/${id}`)).body.dagRunDetails as
-          { nodes: { status: number }[] } | undefined;
-        return run?.nodes.map((n) => n.status);
-      })
+      .poll(
+        async () => {
+          const run = (await call('GET', `/dag-runs/frozen/${id}`)).body.dagRunDetails as
+            { nodes: { status: number }[] } | undefined;
+          return run?.nodes.map((n) => n.status);
+        },
+        { timeout: 30_000 },
+      )
       .toEqual([1, 0]);
     // the second step's logs, beside the first's, are held by this uncommitted transaction: the
     // server's insert of one waits for it on its one connection, the other in the pool's queue
@@ -71,7 +88,6 @@ describe('a start-all on PostgreSQL frozen while a step waits for a connection',
       "SELECT path FROM trellis_logs WHERE path LIKE '%/first.out'",
     );
     const dir = (firstOut.rows[0]?.path ?? '').slice(0, -'/first.out'.length);
-    let release: () => void = () => undefined;
     const released = new Promise<void>((r) => (release = r));
     let held: () => void = () => undefined;
     const holding = new Promise<void>((r) => (held = r));

@@ -24,6 +24,7 @@ describe('LoopStalls', () => {
     tickAt(6750);
     // a connect waited from 400 to 6600: it ran 100 ms before the freeze and 100 after
     expect(s.ranWithin(400, 6600)).toBe(200);
+    expect(s.stalledWithin(400, 6600)).toBe(6000);
     // a span inside the freeze ran not at all; one after it, all of it
     expect(s.ranWithin(1000, 2000)).toBe(0);
     expect(s.ranWithin(6500, 6750)).toBe(250);
@@ -34,5 +35,6 @@ describe('LoopStalls', () => {
     tickAt(250);
     tickAt(1200); // 950 ms: a busy loop, not a stall
     expect(s.ranWithin(0, 1200)).toBe(1200);
+    expect(s.stalledWithin(0, 1200)).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 /** How often the stall timer ticks. */
 const TICK_MS = 250;
 /** A gap between two ticks longer than this is a stall (the process did not run). */
-const STALL_MS = 1000;
+export const STALL_MS = 1000;
 /** Stalls remembered (the oldest are dropped). */
 const KEPT = 32;
 
@@ -44,18 +44,26 @@ export class LoopStalls {
   }
 
   /**
-   * Milliseconds of `[from, to]` (`performance.now()` times) the process ran, as far as the
-   * ticks tell: the span less its overlap with the stalls noted. A stall still going on (the
-   * timer that would note it has not run yet) is not counted: call this from a later phase of
-   * the event loop than the timer that woke the caller (after `setImmediate`).
+   * Milliseconds of `[from, to]` (`performance.now()` times) the process did not run, as far as
+   * the ticks tell: the span's overlap with the stalls noted. A stall still going on (the timer
+   * that would note it has not run yet) is not counted: call this from a later phase of the
+   * event loop than the timer that woke the caller (after `setImmediate`).
    */
-  ranWithin(from: number, to: number): number {
+  stalledWithin(from: number, to: number): number {
     let stalled = 0;
     for (const s of this.#stalls)
       stalled += Math.max(0, Math.min(to, s.to) - Math.max(from, s.from));
-    return to - from - stalled;
+    return stalled;
+  }
+
+  /** Milliseconds of `[from, to]` the process ran: the span less {@link stalledWithin}. */
+  ranWithin(from: number, to: number): number {
+    return to - from - this.stalledWithin(from, to);
   }
 }
+
+/** What `PgDb` asks of the stall timer (a test gives its own). */
+export type StallSource = Pick<LoopStalls, 'ranWithin' | 'stalledWithin'>;
 
 let shared: LoopStalls | undefined;
 

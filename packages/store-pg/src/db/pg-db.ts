@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError, ErrorCode } from '@trellis/core';
 import pg from 'pg';
-import { loopStalls, type LoopStalls } from './loop-stalls.js';
+import { loopStalls, STALL_MS, type StallSource } from './loop-stalls.js';
 
 /** How to reach the database (`SVC_DATABASE_URL`, `SVC_DATABASE_POOL_SIZE`). */
 export interface PgDbOptions {
@@ -18,6 +18,8 @@ export interface PgDbOptions {
    */
   readonly queryTimeoutMs?: number;
   readonly warn?: (message: string) => void;
+  /** When this process did not run (a test gives its own). @default the process's stall timer */
+  readonly stalls?: StallSource;
 }
 
 /** A query runner: the pool, or one client inside a transaction. */
@@ -35,6 +37,10 @@ const UNAVAILABLE_ERRNOS = new Set([
   'ENOTFOUND',
 ]);
 
+/** The pool's connect timer fired (waiting in its queue, or for a new connection). */
+const CONNECT_TIMEOUT =
+  /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i;
+
 /** True when `e` says the database cannot be reached (refused, cut, shutting down, timed out). */
 const isUnavailable = (e: unknown): boolean => {
   if (typeof e !== 'object' || e === null) return false;
@@ -46,18 +52,16 @@ const isUnavailable = (e: unknown): boolean => {
   const message = (e as { message?: unknown }).message;
   return (
     typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|not queryable/i.test(
-      message,
-    )
+    (CONNECT_TIMEOUT.test(message) ||
+      /Connection terminated|Query read timeout|Client has encountered a connection error|not queryable/i.test(
+        message,
+      ))
   );
 };
 
 /** The pool's connect timer fired (waiting in its queue, or for a new connection): nothing was sent. */
 const isConnectTimeout = (e: unknown): boolean =>
-  e instanceof Error &&
-  /timeout exceeded when trying to connect|Connection terminated due to connection timeout/.test(
-    e.message,
-  );
+  e instanceof Error && CONNECT_TIMEOUT.test(e.message);
 
 /**
  * The typed error of a store call made while PostgreSQL is away: `service_unavailable` (the API
@@ -77,10 +81,11 @@ export const toStoreError = (e: unknown): unknown =>
 export class PgDb implements Queryable {
   readonly pool: pg.Pool;
   readonly #connectTimeoutMs: number;
-  readonly #stalls: LoopStalls = loopStalls();
+  readonly #stalls: StallSource;
 
   constructor(opts: PgDbOptions) {
     this.#connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
+    this.#stalls = opts.stalls ?? loopStalls();
     this.pool = new pg.Pool({
       connectionString: opts.url,
       max: opts.poolSize ?? 10,
@@ -135,8 +140,11 @@ export class PgDb implements Queryable {
    * Runs `attempt` (a pool call that first takes a connection), and once more when the pool's
    * connect timer failed it although this process ran for less than that timeout while it
    * waited: it was frozen (SIGSTOP) or blocked past the timer's due time, and the timer fired on
-   * resuming before the connection's answer, there all along, was read (`LoopStalls`). Safe to
-   * repeat: no statement was sent. Once only: the second wait has the whole timeout to run.
+   * resuming before the connection's answer, there all along, was read (`LoopStalls`). Only
+   * when a stall of at least `STALL_MS` was noted within the wait: a timer fires up to a
+   * millisecond early by `performance.now()`, so "ran less than the timeout" alone would retry a
+   * real outage now and then (another whole timeout before the 503). Safe to repeat: no
+   * statement was sent. Once only: the second wait has the whole timeout to run.
    */
   async #connecting<T>(attempt: () => Promise<T>): Promise<T> {
     const from = performance.now();
@@ -145,7 +153,9 @@ export class PgDb implements Queryable {
     } catch (e) {
       if (!isConnectTimeout(e)) throw e;
       await nextTurn(); // the stall timer, due in the same timers phase, has noted the stall
-      if (this.#stalls.ranWithin(from, performance.now()) >= this.#connectTimeoutMs) throw e;
+      const to = performance.now();
+      const stalled = this.#stalls.stalledWithin(from, to) >= STALL_MS;
+      if (!stalled || this.#stalls.ranWithin(from, to) >= this.#connectTimeoutMs) throw e;
       return attempt();
     }
   }
