@@ -61,9 +61,16 @@ export interface SchedulerRoleDeps {
 
 /** The scheduler role's state, for /health and `svc_scheduler_running`. */
 export interface SchedulerStatus {
-  /** True while this process holds the scheduler lease and its loops run. */
+  /**
+   * True while this process holds the scheduler lease: from taking it until it steps down (lost,
+   * not renewed in time, or shutting down), not until its loops have ended after that: a pass
+   * still finishing its store calls is not a second leader (/health's `role`).
+   */
   readonly running: () => boolean;
-  /** False when this process is the scheduler but its loop stopped completing passes. */
+  /**
+   * False when this process is the scheduler, or stepped down and its loops are still ending,
+   * but its queue loop stopped completing passes.
+   */
   readonly alive: () => boolean;
   /** Milliseconds since the lease was last taken or renewed, while held; else undefined. */
   readonly leaseAgeMs: () => number | undefined;
@@ -80,11 +87,13 @@ export const startSchedulerRole = (
   signal: AbortSignal,
 ): { status: SchedulerStatus; done: Promise<void> } => {
   const { clock, lease, log } = deps;
-  const state = { holding: false, lastPass: clock.now().getTime(), renewedAt: 0 };
+  // ending: stepped down, its loops not yet ended (a pass that never ends still fails /health)
+  const state = { holding: false, ending: false, lastPass: clock.now().getTime(), renewedAt: 0 };
   const status: SchedulerStatus = {
     running: () => state.holding,
     alive: () =>
-      !state.holding || clock.now().getTime() - state.lastPass < QUEUE_PASS_MS * STALL_PASSES,
+      !(state.holding || state.ending) ||
+      clock.now().getTime() - state.lastPass < QUEUE_PASS_MS * STALL_PASSES,
     leaseAgeMs: () => (state.holding ? clock.now().getTime() - state.renewedAt : undefined),
   };
   const renewed = (): void => void (state.renewedAt = clock.now().getTime());
@@ -101,9 +110,11 @@ export const startSchedulerRole = (
   /** Holds the lease until `signal` aborts or another process takes it. */
   const serve = async (heldFrom: number): Promise<void> => {
     state.holding = true;
+    state.ending = true;
     state.lastPass = clock.now().getTime();
     renewed();
     const inner = new AbortController();
+    inner.signal.addEventListener('abort', () => void (state.holding = false), { once: true });
     const stopInner = (): void => inner.abort();
     signal.addEventListener('abort', stopInner, { once: true });
     // aborted while the lease was being taken: an aborted signal fires no more 'abort' event
@@ -132,6 +143,7 @@ export const startSchedulerRole = (
     ]);
     signal.removeEventListener('abort', stopInner);
     state.holding = false;
+    state.ending = false;
     await lease.release().catch(() => undefined);
   };
 

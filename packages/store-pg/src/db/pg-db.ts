@@ -1,5 +1,7 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError, ErrorCode } from '@trellis/core';
 import pg from 'pg';
+import { loopStalls, STALL_MS, type StallSource } from './loop-stalls.js';
 
 /** How to reach the database (`SVC_DATABASE_URL`, `SVC_DATABASE_POOL_SIZE`). */
 export interface PgDbOptions {
@@ -16,6 +18,8 @@ export interface PgDbOptions {
    */
   readonly queryTimeoutMs?: number;
   readonly warn?: (message: string) => void;
+  /** When this process did not run (a test gives its own). @default the process's stall timer */
+  readonly stalls?: StallSource;
 }
 
 /** A query runner: the pool, or one client inside a transaction. */
@@ -33,6 +37,10 @@ const UNAVAILABLE_ERRNOS = new Set([
   'ENOTFOUND',
 ]);
 
+/** The pool's connect timer fired (waiting in its queue, or for a new connection). */
+const CONNECT_TIMEOUT =
+  /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i;
+
 /** True when `e` says the database cannot be reached (refused, cut, shutting down, timed out). */
 const isUnavailable = (e: unknown): boolean => {
   if (typeof e !== 'object' || e === null) return false;
@@ -44,11 +52,16 @@ const isUnavailable = (e: unknown): boolean => {
   const message = (e as { message?: unknown }).message;
   return (
     typeof message === 'string' &&
-    /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|not queryable/i.test(
-      message,
-    )
+    (CONNECT_TIMEOUT.test(message) ||
+      /Connection terminated|Query read timeout|Client has encountered a connection error|not queryable/i.test(
+        message,
+      ))
   );
 };
+
+/** The pool's connect timer fired (waiting in its queue, or for a new connection): nothing was sent. */
+const isConnectTimeout = (e: unknown): boolean =>
+  e instanceof Error && CONNECT_TIMEOUT.test(e.message);
 
 /**
  * The typed error of a store call made while PostgreSQL is away: `service_unavailable` (the API
@@ -67,12 +80,16 @@ export const toStoreError = (e: unknown): unknown =>
 /** The connection pool of a PostgreSQL store; every failure to reach the server is typed. */
 export class PgDb implements Queryable {
   readonly pool: pg.Pool;
+  readonly #connectTimeoutMs: number;
+  readonly #stalls: StallSource;
 
   constructor(opts: PgDbOptions) {
+    this.#connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
+    this.#stalls = opts.stalls ?? loopStalls();
     this.pool = new pg.Pool({
       connectionString: opts.url,
       max: opts.poolSize ?? 10,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+      connectionTimeoutMillis: this.#connectTimeoutMs,
       query_timeout: opts.queryTimeoutMs ?? 30_000,
       keepAlive: true,
     });
@@ -85,7 +102,7 @@ export class PgDb implements Queryable {
     values?: unknown[],
   ): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(text, values);
+      return await this.#connecting(() => this.pool.query<R>(text, values));
     } catch (e) {
       throw toStoreError(e);
     }
@@ -95,7 +112,7 @@ export class PgDb implements Queryable {
   async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await this.#connecting(() => this.pool.connect());
     } catch (e) {
       throw toStoreError(e);
     }
@@ -116,6 +133,30 @@ export class PgDb implements Queryable {
     } finally {
       client.off('error', onError);
       client.release(broken !== undefined ? (broken as Error) : undefined);
+    }
+  }
+
+  /**
+   * Runs `attempt` (a pool call that first takes a connection), and once more when the pool's
+   * connect timer failed it although this process ran for less than that timeout while it
+   * waited: it was frozen (SIGSTOP) or blocked past the timer's due time, and the timer fired on
+   * resuming before the connection's answer, there all along, was read (`LoopStalls`). Only
+   * when a stall of at least `STALL_MS` was noted within the wait: a timer fires up to a
+   * millisecond early by `performance.now()`, so "ran less than the timeout" alone would retry a
+   * real outage now and then (another whole timeout before the 503). Safe to repeat: no
+   * statement was sent. Once only: the second wait has the whole timeout to run.
+   */
+  async #connecting<T>(attempt: () => Promise<T>): Promise<T> {
+    const from = performance.now();
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!isConnectTimeout(e)) throw e;
+      await nextTurn(); // the stall timer, due in the same timers phase, has noted the stall
+      const to = performance.now();
+      const stalled = this.#stalls.stalledWithin(from, to) >= STALL_MS;
+      if (!stalled || this.#stalls.ranWithin(from, to) >= this.#connectTimeoutMs) throw e;
+      return attempt();
     }
   }
 
