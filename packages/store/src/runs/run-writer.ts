@@ -18,6 +18,7 @@ import { storageRootOf, toRunSummary } from './run-summary.js';
 import type { RecordCache } from './record-cache.js';
 import type { RecordText } from './record-json.js';
 import { readDiskRevision, serializeRecord } from './status-file.js';
+import { lockRun } from './run-lock.js';
 import { inoOf, isDurableStatus, swapRecord } from './run-swap.js';
 
 /** What `RunWriter` needs from the store. */
@@ -131,16 +132,23 @@ export class RunWriter {
         const failed = await written;
         if (failed !== undefined)
           throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
-        // The revision on disk is this process's own last one while it runs the run (only the
-        // owner writes a running record), so it need not be read back at every save.
-        const known = this.#written.get(statusPath);
-        const onDisk = known ?? (await readDiskRevision(statusPath));
-        if (serialized.revision < onDisk) return;
-        // Durable (fsync) for the states that must survive a power loss: queued and final. The
-        // saves in between are atomic renames; after an OS crash a run left "running" is
-        // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
-        await fd.rename(temp, statusPath);
-        renamed = true;
+        // Under the run's lock from the revision read to the rename, as a swap (run-swap.ts) of
+        // another process is: neither lands between the other's read and rename.
+        const lock = await lockRun(loc.dir, record, this.#deps.clock);
+        try {
+          // The revision on disk is this process's own last one while it runs the run (only the
+          // owner writes a running record), so it need not be read back at every save.
+          const known = this.#written.get(statusPath);
+          const onDisk = known ?? (await readDiskRevision(statusPath));
+          if (serialized.revision < onDisk) return;
+          // Durable (fsync) for the states that must survive a power loss: queued and final. The
+          // saves in between are atomic renames; after an OS crash a run left "running" is
+          // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
+          await fd.rename(temp, statusPath);
+          renamed = true;
+        } finally {
+          lock.release();
+        }
         // what a creation or swap kept of it is stale now: not held until the cache's bound
         this.#deps.records?.forget(statusPath);
         // noted and published once the record is readable (as every read sees it), before the
