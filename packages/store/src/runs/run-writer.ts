@@ -92,15 +92,17 @@ export class RunWriter {
         if (isExisting(e)) throw alreadyExists(kind, record.dagRunId);
         throw e;
       }
-      // an accepted (queued) or final run must not vanish with its folder's name at a power cut
-      if (durable) await fd.syncDir(parent);
+      // an accepted (queued) or final run must not vanish with its folder's name at a power cut;
+      // a failed sync is told once the run is complete (listed), as it is readable (see saveRun)
+      const unsynced = durable ? await syncFailure(parent) : undefined;
       // its first save need not read the revision back (as for a running save, see saveRun)
-      else this.#written.set(join(loc.dir, STATUS_FILE), status.revision);
+      if (!durable) this.#written.set(join(loc.dir, STATUS_FILE), status.revision);
       const logDir = layout.runLogDirOf(record);
       await Promise.all([
         mkdir(logDir, { recursive: true }).then(() => this.#noteLogDir(logDir)),
         this.#deps.indexes.of(loc.indexDag).put(summary),
       ]);
+      if (unsynced !== undefined) throw unsynced.error;
     });
     await this.#noted(loc.indexDag, () => published, write);
     this.#saved(status);
@@ -157,7 +159,6 @@ export class RunWriter {
         // before it (a save of an existing run changes no listing's runs, only their records)
         this.#deps.changes.note(loc.indexDag);
         this.#saved(serialized);
-        if (durable) await fd.syncDir(loc.dir);
         if (durable) this.#written.delete(statusPath);
         else this.#written.set(statusPath, serialized.revision);
       } catch (e) {
@@ -166,7 +167,11 @@ export class RunWriter {
       } finally {
         if (!renamed) await unlink(temp).catch(() => undefined);
       }
+      // The record landed: a failed directory sync (its name may not survive a power cut) is
+      // told after the index line, which lists it, not instead of it (docs/decisions.md).
+      const unsynced = durable ? await syncFailure(loc.dir) : undefined;
       await this.#deps.indexes.of(loc.indexDag).put(summary);
+      if (unsynced !== undefined) throw unsynced.error;
     });
   }
 
@@ -193,8 +198,12 @@ export class RunWriter {
       this.#saved(serialized);
     };
     return this.#deps.saves.run(loc.dir, async () => {
+      let unsynced: { error: unknown } | undefined;
       try {
         await swapRecord(record, temp, written, expectRevision, this.#deps.clock, onRenamed);
+      } catch (e) {
+        if (!renamed) throw e;
+        unsynced = { error: e }; // only the directory sync follows the rename (as in saveRun)
       } finally {
         // once written (a lost swap may end before the temporary file is even created); not
         // awaited: a lost swap answers at once, and readers skip dot-named temporary files
@@ -203,6 +212,7 @@ export class RunWriter {
       if (!renamed) return false;
       this.#written.delete(statusPath);
       await this.#deps.indexes.of(loc.indexDag).put(toRunSummary(record));
+      if (unsynced !== undefined) throw unsynced.error;
       return true;
     });
   }
@@ -272,6 +282,13 @@ export class RunWriter {
 }
 
 const randomHex = (): string => randomBytes(4).toString('hex');
+
+/** The error of the directory sync of `dir`, or undefined when it succeeded. */
+const syncFailure = (dir: string): Promise<{ error: unknown } | undefined> =>
+  fd.syncDir(dir).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
 
 /** Log folders of new runs remembered for their recorders (beyond: the recorder makes sure). */
 const MADE_LOG_DIRS_KEPT = 1000;
