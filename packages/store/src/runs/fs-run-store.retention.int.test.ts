@@ -148,6 +148,22 @@ describe('retention', () => {
     expect(await newStore().listRuns()).toEqual([]);
   });
 
+  it('removes what a crash during a change file compaction left, once its process is gone', async () => {
+    await newStore().createRun(runOnDay('r', 0, RunStatus.Running), snapshot);
+    const etl = join(dir, 'data/runs/etl');
+    const leftovers = (): string[] => readdirSync(etl).filter((n) => n.startsWith('.changes.'));
+    const gone = 4_194_305; // above the largest pid_max (2^22): no such process
+    const running = process.ppid; // a process that runs: it might be compacting right now
+    writeFileSync(join(etl, `.changes.${gone}.tmp`), '');
+    writeFileSync(join(etl, `.changes.${running}.tmp`), '');
+    expect(await newStore().deleteRunsOlderThan('etl', 7)).toBe(0);
+    expect(leftovers()).toEqual([`.changes.${running}.tmp`]);
+    // a compaction takes microseconds: a file this old is a leftover whatever its pid
+    clock.advanceBy(400 * DAY);
+    expect(await newStore().deleteRunsOlderThan('etl', 7)).toBe(0);
+    expect(leftovers()).toEqual([]);
+  });
+
   it('counts zero for a DAG without runs', async () => {
     expect(await newStore().deleteRunsOlderThan('nothing', 1)).toBe(0);
   });
