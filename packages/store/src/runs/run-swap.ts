@@ -14,7 +14,10 @@ import { readDiskRevision } from './status-file.js';
 export const isDurableStatus = (s: RunStatus): boolean =>
   s !== RunStatus.Running && s !== RunStatus.NotStarted;
 
-/** The inode of a file this process just wrote (a synchronous stat), undefined if it cannot be read. */
+/**
+ * The inode of a file this process just wrote (a synchronous stat), undefined if it cannot be
+ * read.
+ */
 export const inoOf = (path: string): bigint | undefined => {
   try {
     return statSync(path, { bigint: true }).ino;
@@ -24,10 +27,10 @@ export const inoOf = (path: string): bigint | undefined => {
 };
 
 /**
- * `RunWriter.saveRunIf` under the run's lock (run-lock.ts: one process at a time between the read
- * and the rename, saves included): renames the written `temp` over the run's status file if its revision is still
- * `expect`, calling `onRenamed` with the inode of the file it came from (if known) once it is in
- * place, before the directory sync.
+ * `RunWriter.saveRunIf` under the run's lock (run-lock.ts: one process at a time between the
+ * read and the rename, saves included): once `written`, renames `temp` over the run's status
+ * file if its revision is still `expect`, calling `onRenamed` with the inode of the file it came
+ * from (if known) once it is in place, before the directory sync.
  */
 export const swapRecord = async (
   record: DagRunRecord,
@@ -38,6 +41,10 @@ export const swapRecord = async (
   onRenamed: (ino: bigint | undefined) => void,
 ): Promise<void> => {
   const dir = dirname(temp);
+  // written (and synced) before the lock: the lock covers only the read and the rename
+  const failed = await written;
+  if (failed !== undefined)
+    throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
   const lock = tryLockRun(dir, record);
   if (lock === undefined) {
     await clearStaleLock(dir, clock); // another process is deciding or saving right now
@@ -46,9 +53,6 @@ export const swapRecord = async (
   try {
     const statusPath = join(dir, STATUS_FILE);
     if ((await readDiskRevision(statusPath)) !== expect) return;
-    const failed = await written;
-    if (failed !== undefined)
-      throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
     const ino = inoOf(temp);
     await fd.rename(temp, statusPath);
     onRenamed(ino);
