@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { RunStatus, type Clock } from '@trellis/core';
+import type { Clock } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
 import type {
   LogChunkData,
@@ -9,7 +9,6 @@ import type {
 } from '@trellis/services';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import {
-  isOrphanedOwner,
   runLogPathIn,
   StoreWriteErrors,
   type CleanupReport,
@@ -21,6 +20,8 @@ import type { InstanceLiveness } from '../instances/instance-heartbeat.js';
 import { followPgLog } from '../logs/pg-log-follow.js';
 import { PgLogs } from '../logs/pg-logs.js';
 import { PgRunRecorder } from '../logs/pg-recorder.js';
+import { PgStopRequests } from '../stop/pg-stop-requests.js';
+import { findPgOrphanedRuns } from './pg-orphaned-runs.js';
 import { cleanupPgStore, deleteExpiredPgRuns, type PgRetentionDeps } from './pg-retention.js';
 import {
   INSERT_RUN,
@@ -62,9 +63,6 @@ interface RootOption {
   readonly root?: RunRef | undefined;
 }
 
-/** How often `watchStop` looks for a stop request. */
-const STOP_POLL_MS = 500;
-
 /**
  * The run store in PostgreSQL (docs/ha.md): the same ports and behaviour as the file store
  * (`FsRunStore`), checked by one conformance suite (tests/integration/store-conformance). Every
@@ -79,6 +77,7 @@ export class PgRunStore {
   readonly #saved: (record: DagRunRecord) => void;
   readonly #listing: RunListing;
   readonly #liveness: InstanceLiveness | undefined;
+  readonly #stops: PgStopRequests;
   readonly logs: PgLogs;
   /** Failed writes (`GET /health`, `svc_store_write_errors_total`), as the file store's. */
   readonly writeErrors: StoreWriteErrors;
@@ -97,6 +96,7 @@ export class PgRunStore {
       ...(opts.maxCachedRuns === undefined ? {} : { maxCachedRuns: opts.maxCachedRuns }),
     });
     this.writeErrors = new StoreWriteErrors(opts.clock);
+    this.#stops = new PgStopRequests(opts.db, opts.clock, this.#warn);
   }
 
   runLogPath(ref: RunRef, dagLogDir?: string): string {
@@ -241,74 +241,24 @@ export class PgRunStore {
     return followPgLog(this.logs, path, fromLine, onLines, onError);
   }
 
-  async requestStop(ref: RunRef, opts: RootOption = {}): Promise<void> {
-    const r = await this.#db.query(
-      `UPDATE trellis_runs SET stop_requested_at = COALESCE(stop_requested_at, $5) WHERE ${WHERE_KEY}`,
-      [...keyValues(keyOf(ref, opts.root)), this.#clock.now()],
-    );
-    if (r.rowCount === 0) throw runNotFound(ref, opts.root);
+  /** Asks the process executing a run to stop it. Errors: not_found. */
+  requestStop(ref: RunRef, opts: RootOption = {}): Promise<void> {
+    return this.#stops.request(ref, opts.root);
   }
 
-  async isStopRequested(ref: RunRef, opts: RootOption = {}): Promise<boolean> {
-    const row = await this.#row<{ stop: Date | null }>('stop_requested_at AS stop', ref, opts.root);
-    return row.stop !== null;
+  /** True when a stop was requested for the run. Errors: not_found. */
+  isStopRequested(ref: RunRef, opts: RootOption = {}): Promise<boolean> {
+    return this.#stops.isRequested(ref, opts.root);
   }
 
   /** Calls `onStop` once when a stop is requested (polled); returns a disposer. */
   watchStop(ref: RunRef, opts: RootOption, onStop: () => void): () => void {
-    let done = false;
-    let timer: NodeJS.Timeout | undefined;
-    const check = (): void => {
-      this.isStopRequested(ref, opts).then(
-        (stop) => {
-          if (done) return;
-          if (!stop) return void (timer = setTimeout(check, STOP_POLL_MS));
-          done = true;
-          try {
-            onStop();
-          } catch (e) {
-            this.#warn(`stop handler of run ${ref.name}/${ref.dagRunId} failed: ${String(e)}`);
-          }
-        },
-        () => {
-          if (!done) timer = setTimeout(check, STOP_POLL_MS); // the database away: try again
-        },
-      );
-    };
-    check();
-    return () => {
-      done = true;
-      if (timer !== undefined) clearTimeout(timer);
-    };
+    return this.#stops.watch(ref, opts.root, onStop);
   }
 
-  /**
-   * Running runs whose owner is gone: no owner, a local owner on this host whose process ended
-   * (`isOrphanedOwner`), or, with instance liveness, a local owner on any host whose heartbeat
-   * row was not seen for `staleAfterMs` (judged only while this process's own beats are steady;
-   * an owner with no row at all, a process of an earlier version, is left to the pid probe).
-   * Runs on workers are the coordinator's to judge (the lost-worker rule).
-   */
-  async findOrphanedRuns(): Promise<DagRunRecord[]> {
-    const judge = this.#liveness?.canJudge() === true;
-    // `last_seen` is null when the owner has no row: a process of a version before instance
-    // liveness (a rolling upgrade), which only the pid probe can judge
-    const r = await this.#db.query<{ record: DagRunRecord; last_seen: Date | null; seen: boolean }>(
-      `SELECT r.record, i.last_seen,
-         COALESCE(i.last_seen > now() - $2 * interval '1 millisecond', false) AS seen
-       FROM trellis_runs r LEFT JOIN trellis_instances i
-         ON i.host = r.record->'owner'->>'host'
-        AND i.pid::text = r.record->'owner'->>'pid'
-        AND i.process_start = r.record->'owner'->>'processStart'
-       WHERE r.status = $1`,
-      [RunStatus.Running, this.#liveness?.staleAfterMs ?? 0],
-    );
-    return r.rows
-      .filter(({ record, last_seen, seen }) => {
-        if (isOrphanedOwner(record.owner)) return true;
-        return judge && record.owner?.workerId === 'local' && last_seen !== null && !seen;
-      })
-      .map((x) => x.record);
+  /** Running runs whose owner is gone (pg-orphaned-runs.ts). */
+  findOrphanedRuns(): Promise<DagRunRecord[]> {
+    return findPgOrphanedRuns(this.#db, this.#liveness);
   }
 
   /** Deletes a top-level run with its children and all their logs. Errors: not_found. */

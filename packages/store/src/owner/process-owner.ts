@@ -76,7 +76,7 @@ export const currentOwner = (workerId = 'local'): RunOwner => {
 };
 
 /** True when a signal can be delivered to `pid` (it exists; EPERM means it exists too). */
-const pidExists = (pid: number): boolean => {
+export const pidExists = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;

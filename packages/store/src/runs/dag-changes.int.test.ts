@@ -2,11 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunStatus, systemClock } from '@trellis/core';
+import { RunStatus } from '@trellis/core';
 import type { DagRunRecord } from '@trellis/spec';
 import { makeRecord } from '@trellis/testkit';
+import { openRunStore, type OpenedRunStore } from '../../test/support/run-store-fixture.js';
 import { CHANGES_COMPACT_BYTES } from './dag-changes.js';
-import { FsRunStore } from './fs-run-store.js';
+import type { FsRunStore } from './fs-run-store.js';
 
 let dir: string;
 beforeEach(() => {
@@ -14,21 +15,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Opened {
-  readonly store: FsRunStore;
-  readonly warnings: string[];
-}
-const openWith = (onRecordSaved?: (r: DagRunRecord) => void): Opened => {
-  const warnings: string[] = [];
-  const store = new FsRunStore({
-    dataDir: join(dir, 'data'),
-    logDir: join(dir, 'logs'),
-    clock: systemClock,
-    warn: (m) => warnings.push(m),
-    ...(onRecordSaved ? { onRecordSaved } : {}),
-  });
-  return { store, warnings };
-};
+const openWith = (onRecordSaved?: (r: DagRunRecord) => void): OpenedRunStore =>
+  openRunStore(dir, onRecordSaved);
 const open = (): FsRunStore => openWith().store;
 const snapshot = { dag: { name: 'etl', steps: [] }, localDags: [] };
 const changesPath = (): string => join(dir, 'data/runs/etl/.changes');

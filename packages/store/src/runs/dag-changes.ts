@@ -6,6 +6,15 @@ import type { StoreLayout } from '../layout/store-layout.js';
 /** A DAG's change file: one byte appended per write of a record indexed under the DAG. */
 export const CHANGES_FILE = '.changes';
 
+/** The file `compact` writes before renaming it over the change file: `.changes.<pid>.tmp`. */
+const COMPACT_TEMP = /^\.changes\.(\d+)\.tmp$/;
+
+/** The pid in the name of a file `compact` writes, or undefined for any other name. */
+export const compactTempPid = (name: string): number | undefined => {
+  const pid = COMPACT_TEMP.exec(name)?.[1];
+  return pid === undefined ? undefined : Number(pid);
+};
+
 /** Past this size (bytes) retention replaces the change file with an empty one (`compact`). */
 export const CHANGES_COMPACT_BYTES = 64 * 1024;
 

@@ -89,6 +89,42 @@ describe('durability of the renames that publish queued and final records (issue
     expect((await store.getRun(r)).revision).toBe(0);
   });
 
+  it('lists a queued or final record whose folder sync failed, and tells the failure after', async () => {
+    const r = makeRecord({ status: RunStatus.Running });
+    await store.createRun(r, snapshot);
+    const eio = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    const sync = vi.spyOn(fd, 'syncDir');
+    // as another process lists them: from the index on disk
+    const listed = async (): Promise<Record<string, number>> => {
+      const other = new FsRunStore({
+        dataDir: join(dir, 'data'),
+        logDir: join(dir, 'logs'),
+        clock: systemClock,
+      });
+      const runs = await other.listRuns({ name: 'etl' });
+      return Object.fromEntries(runs.map((s) => [s.dagRunId, s.status]));
+    };
+    sync.mockRejectedValueOnce(eio);
+    await expect(store.saveRun({ ...r, status: RunStatus.Failed, revision: 1 })).rejects.toBe(eio);
+    expect(await listed()).toEqual({ 'run-0001': RunStatus.Failed });
+    sync.mockRejectedValueOnce(eio);
+    const done = { ...r, status: RunStatus.Succeeded, revision: 2 };
+    await expect(store.saveRunIf(done, 1)).rejects.toBe(eio);
+    expect(await listed()).toEqual({ 'run-0001': RunStatus.Succeeded });
+    sync.mockRejectedValueOnce(eio);
+    const queued = makeRecord({ dagRunId: 'run-0002', status: RunStatus.Queued });
+    await expect(store.createRun(queued, snapshot)).rejects.toBe(eio);
+    expect(await listed()).toEqual({
+      'run-0001': RunStatus.Succeeded,
+      'run-0002': RunStatus.Queued,
+    });
+    // sent again, the save lands again and is synced this time
+    await expect(
+      store.saveRun({ ...r, status: RunStatus.Failed, revision: 3 }),
+    ).resolves.toBeUndefined();
+    expect((await store.getRun(r)).revision).toBe(3);
+  });
+
   it("fsyncs every log the run's recorder wrote to, and their folder, when it is closed", async () => {
     const r = makeRecord({ status: RunStatus.Running });
     await store.createRun(r, snapshot);

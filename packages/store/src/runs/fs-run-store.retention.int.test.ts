@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +15,8 @@ import type { DagRunRecord } from '@trellis/spec';
 import { isoPlus, makeChildRecord, makeRecord } from '@trellis/testkit';
 import { FsRunStore } from './fs-run-store.js';
 
-const DAY = 24 * 60 * 60 * 1000;
+const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
 const T0 = '2026-01-01T00:00:00.000Z';
 
 /** A clock that only moves when told to. */
@@ -146,6 +155,26 @@ describe('retention', () => {
     expect(readdirSync(join(dir, 'data/runs/etl')).sort()).toEqual(['.changes', 'index.jsonl']);
     expect(existsSync(join(dir, 'logs/etl/r'))).toBe(false);
     expect(await newStore().listRuns()).toEqual([]);
+  });
+
+  it('removes what a crash during a change file compaction left, once its process is gone', async () => {
+    await newStore().createRun(runOnDay('r', 0, RunStatus.Running), snapshot);
+    const etl = join(dir, 'data/runs/etl');
+    const leftovers = (): string[] => readdirSync(etl).filter((n) => n.startsWith('.changes.'));
+    const gone = 4_194_305; // above the largest pid_max (2^22): no such process
+    const running = process.ppid; // a process that runs: it might be compacting right now
+    // written at T0 on the store's clock, whatever the real date
+    for (const pid of [gone, running]) {
+      const file = join(etl, `.changes.${pid}.tmp`);
+      writeFileSync(file, '');
+      utimesSync(file, new Date(T0), new Date(T0));
+    }
+    expect(await newStore().deleteRunsOlderThan('etl', 7)).toBe(0);
+    expect(leftovers()).toEqual([`.changes.${running}.tmp`]);
+    // a compaction takes microseconds: a file this old is a leftover whatever its pid
+    clock.advanceBy(2 * HOUR);
+    expect(await newStore().deleteRunsOlderThan('etl', 7)).toBe(0);
+    expect(leftovers()).toEqual([]);
   });
 
   it('counts zero for a DAG without runs', async () => {

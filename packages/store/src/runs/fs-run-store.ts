@@ -1,10 +1,10 @@
-import { AppError, type Clock } from '@trellis/core';
+import { AppError } from '@trellis/core';
 import type { RunRecorder } from '@trellis/engine';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { errnoOf, isMissing, messageOf } from '../fs/fs-errors.js';
-import { StoreWriteErrors } from '../health/store-write-errors.js';
+import type { StoreWriteErrors } from '../health/store-write-errors.js';
 import { stepLogPathsBeside } from '../layout/log-locations.js';
-import { isSafeDagName, StoreLayout } from '../layout/store-layout.js';
+import { isSafeDagName } from '../layout/store-layout.js';
 import { LocalRunRecorder } from '../logs/local-recorder.js';
 import type { LogChunk, LogQuery } from '../logs/log-window.js';
 import { followLog, type LogFollow, type LogLinesListener } from '../logs/log-follower.js';
@@ -12,20 +12,14 @@ import { readLogChunk } from '../logs/read-log-chunk.js';
 import { readTruncation } from '../logs/truncation-marker.js';
 import { hasStopRequest, watchStopFile, writeStopRequest } from '../stop/stop-request.js';
 import { cleanupStore, type CleanupReport, type RetentionDays } from './cleanup-all.js';
-import { DagChanges } from './dag-changes.js';
-import { DagIndexes } from './dag-indexes.js';
 import { deleteExpiredRuns } from './expire-runs.js';
+import { openFsRunRooms, type FsRunRooms } from './fs-run-rooms.js';
 import type { FsRunStoreOptions, RootOption } from './fs-run-store-options.js';
-import { KeyedSerialQueue } from './keyed-serial-queue.js';
 import { findOrphanedRuns } from './orphaned-runs.js';
-import { RunDeleter } from './run-deleter.js';
 import type { RunFilter } from './run-filter.js';
 import { locateForRead, runNotFound } from './run-locations.js';
-import { RecordCache } from './record-cache.js';
-import { RunReader } from './run-reader.js';
 import type { RunSnapshot } from './run-snapshot.js';
 import type { RunSummary } from './run-summary.js';
-import { RunWriter } from './run-writer.js';
 
 export type { FsRunStoreOptions, RootOption } from './fs-run-store-options.js';
 
@@ -35,66 +29,23 @@ export type { FsRunStoreOptions, RootOption } from './fs-run-store-options.js';
  * append-only `index.jsonl` so listings never read the records; logs under `logDir`. Several
  * processes (the server and the CLI) may share one store: records are replaced by rename, the
  * index is read incrementally, and stop requests are files. Writes, reads and deletions are
- * rooms of their own (`RunWriter`, `RunReader`, `RunDeleter`); this class is their one entry.
+ * rooms of their own (`RunWriter`, `RunReader`, `RunDeleter`, wired in fs-run-rooms.ts); this
+ * class is their one entry.
  *
  * Errors are `AppError`s: `not_found` for a missing run, `already_exists` for a taken id,
  * `bad_request` for a name or id that cannot be a folder, `internal_error` for a corrupt record.
  */
 export class FsRunStore {
-  readonly #layout: StoreLayout;
-  readonly #clock: Clock;
-  readonly #warn: (message: string) => void;
-  readonly #indexes: DagIndexes;
-  readonly #writer: RunWriter;
-  readonly #reader: RunReader;
-  readonly #deleter: RunDeleter;
-  readonly #changes: DagChanges;
+  readonly #rooms: FsRunRooms;
   /** The store's write errors (`GET /health`, `svc_store_write_errors_total`, truncated logs). */
   readonly writeErrors: StoreWriteErrors;
   /** The data folder (`paths.dataDir`): `trellis migrate store` finds the suspend flags there. */
   readonly dataDir: string;
 
   constructor(options: FsRunStoreOptions) {
-    const layout = new StoreLayout(options.dataDir, options.logDir, options.userHome);
-    const clock = options.clock;
-    const warn = options.warn ?? (() => undefined);
-    // Per-run chain: saves of one run are applied in call order (deletions wait for them).
-    const saves = new KeyedSerialQueue();
-    const records = new RecordCache();
-    const indexes = new DagIndexes({
-      layout,
-      clock,
-      warn,
-      compactFactor: options.indexCompactFactor ?? 4,
-    });
-    this.#layout = layout;
+    this.#rooms = openFsRunRooms(options);
+    this.writeErrors = this.#rooms.writeErrors;
     this.dataDir = options.dataDir;
-    this.#clock = clock;
-    this.writeErrors = new StoreWriteErrors(clock);
-    this.#warn = warn;
-    this.#indexes = indexes;
-    const changes = new DagChanges(layout, warn);
-    this.#changes = changes;
-    this.#writer = new RunWriter({
-      layout,
-      indexes,
-      changes,
-      saves,
-      clock,
-      records,
-      onSaved: options.onRecordSaved,
-      warn,
-    });
-    this.#reader = new RunReader({ layout, indexes, warn, records });
-    this.#deleter = new RunDeleter({
-      layout,
-      index: (dag) => indexes.of(dag),
-      changes,
-      saves,
-      clock,
-      warn,
-      notFound: (ref) => runNotFound(ref),
-    });
   }
 
   /**
@@ -128,7 +79,7 @@ export class FsRunStore {
    * `dagLogDir` (the DAG's `logDir`: `~` expanded, relative to the store's log folder) when given.
    */
   runLogPath(ref: RunRef, dagLogDir?: string): string {
-    return this.#layout.runLogPath(ref, dagLogDir);
+    return this.#rooms.layout.runLogPath(ref, dagLogDir);
   }
 
   /**
@@ -140,7 +91,7 @@ export class FsRunStore {
    * when a child's root run does not exist; `bad_request` for an unusable name or id.
    */
   createRun(record: DagRunRecord, snapshot: RunSnapshot): Promise<void> {
-    return this.#writer.createRun(record, snapshot);
+    return this.#rooms.writer.createRun(record, snapshot);
   }
 
   /**
@@ -152,7 +103,7 @@ export class FsRunStore {
    * Errors: `not_found` when the run was never created.
    */
   saveRun(record: DagRunRecord): Promise<void> {
-    return this.#writer.saveRun(record).catch((e: unknown) => {
+    return this.#rooms.writer.saveRun(record).catch((e: unknown) => {
       // a file system failure (ENOSPC, EIO) is the store's disk trouble; not_found is not
       if (!AppError.is(e) && errnoOf(e) !== undefined)
         this.writeErrors.note('record', `${record.name}/${record.dagRunId}`, e);
@@ -167,7 +118,7 @@ export class FsRunStore {
    * Errors: `not_found` when the run was never created.
    */
   saveRunIf(record: DagRunRecord, expectRevision: number): Promise<boolean> {
-    return this.#writer.saveRunIf(record, expectRevision);
+    return this.#rooms.writer.saveRunIf(record, expectRevision);
   }
 
   /**
@@ -175,12 +126,12 @@ export class FsRunStore {
    * Errors: `not_found`; `internal_error` naming the file when the record is corrupt.
    */
   getRun(ref: RunRef, opts: RootOption = {}): Promise<DagRunRecord> {
-    return this.#reader.getRun(ref, opts);
+    return this.#rooms.reader.getRun(ref, opts);
   }
 
   /** The DAG snapshot a run was created with. Errors: as `getRun`. */
   getSnapshot(ref: RunRef, opts: RootOption = {}): Promise<RunSnapshot> {
-    return this.#reader.getSnapshot(ref, opts);
+    return this.#rooms.reader.getSnapshot(ref, opts);
   }
 
   /**
@@ -188,7 +139,7 @@ export class FsRunStore {
    * Errors: `not_found` when the DAG has no runs.
    */
   latestRun(dagName: string): Promise<DagRunRecord> {
-    return this.#reader.latestRun(dagName);
+    return this.#rooms.reader.latestRun(dagName);
   }
 
   /**
@@ -197,7 +148,7 @@ export class FsRunStore {
    * process's runs show within that time, this process's at once); undefined when it never ran.
    */
   latestSummary(dagName: string, maxStaleMs: number): Promise<RunSummary | undefined> {
-    return this.#reader.latestSummary(dagName, maxStaleMs);
+    return this.#rooms.reader.latestSummary(dagName, maxStaleMs);
   }
 
   /**
@@ -206,7 +157,7 @@ export class FsRunStore {
    * data folder: one `stat` (dag-changes.ts). Undefined when the DAG has no runs folder.
    */
   changeStamp(dagName: string): Promise<string | undefined> {
-    return Promise.resolve(isSafeDagName(dagName) ? this.#changes.stamp(dagName) : undefined);
+    return Promise.resolve(isSafeDagName(dagName) ? this.#rooms.changes.stamp(dagName) : undefined);
   }
 
   /**
@@ -214,7 +165,7 @@ export class FsRunStore {
    * read). Top-level runs only unless `includeChildren`.
    */
   listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
-    return this.#reader.listRuns(filter);
+    return this.#rooms.reader.listRuns(filter);
   }
 
   /**
@@ -222,7 +173,7 @@ export class FsRunStore {
    * Errors: `not_found` when the root run does not exist.
    */
   listChildren(rootRef: RunRef): Promise<RunSummary[]> {
-    return this.#reader.listChildren(rootRef);
+    return this.#rooms.reader.listChildren(rootRef);
   }
 
   /**
@@ -231,14 +182,14 @@ export class FsRunStore {
    */
   recorderFor(record: DagRunRecord): RunRecorder {
     const ref: RunRef = { name: record.name, dagRunId: record.dagRunId };
-    const runLogPath = record.log !== '' ? record.log : this.#layout.runLogPath(ref);
+    const runLogPath = record.log !== '' ? record.log : this.#rooms.layout.runLogPath(ref);
     return new LocalRunRecorder({
       runLogPath,
-      logDirExists: this.#writer.takeMadeLogDir(this.#layout.runLogDirOf(record)),
+      logDirExists: this.#rooms.writer.takeMadeLogDir(this.#rooms.layout.runLogDirOf(record)),
       stepLogPaths: (key) => stepLogPathsBeside(runLogPath, key),
       save: (r) => this.saveRun(r),
-      clock: this.#clock,
-      warn: this.#warn,
+      clock: this.#rooms.clock,
+      warn: this.#rooms.warn,
       writeErrors: this.writeErrors,
     });
   }
@@ -250,9 +201,9 @@ export class FsRunStore {
    * Errors: `not_found`.
    */
   async deleteRun(ref: RunRef): Promise<void> {
-    const loc = locateForRead(this.#layout, ref);
-    await this.#deleter.sweepTrash(ref.name);
-    await this.#deleter.deleteTree(ref, loc);
+    const loc = locateForRead(this.#rooms.layout, ref);
+    await this.#rooms.deleter.sweepTrash(ref.name);
+    await this.#rooms.deleter.deleteTree(ref, loc);
   }
 
   /**
@@ -263,18 +214,7 @@ export class FsRunStore {
    * Returns how many runs were deleted.
    */
   deleteRunsOlderThan(dagName: string, days: number): Promise<number> {
-    return deleteExpiredRuns(
-      {
-        layout: this.#layout,
-        indexes: this.#indexes,
-        reader: this.#reader,
-        deleter: this.#deleter,
-        changes: this.#changes,
-        clock: this.#clock,
-      },
-      dagName,
-      days,
-    );
+    return deleteExpiredRuns(this.#rooms, dagName, days);
   }
 
   /**
@@ -286,11 +226,11 @@ export class FsRunStore {
   cleanupAll(days: RetentionDays): Promise<CleanupReport> {
     return cleanupStore(
       {
-        dagNames: () => this.#indexes.dagNames(),
+        dagNames: () => this.#rooms.indexes.dagNames(),
         deleteRunsOlderThan: (dag, d) => this.deleteRunsOlderThan(dag, d),
         liveRuns: () => this.listRuns({ includeChildren: true }),
-        logDir: this.#layout.logDir,
-        now: () => this.#clock.now(),
+        logDir: this.#rooms.layout.logDir,
+        now: () => this.#rooms.clock.now(),
       },
       days,
     );
@@ -298,7 +238,7 @@ export class FsRunStore {
 
   /** The `.out` and `.err` log paths of a node of a run (`key` = node name). */
   stepLogPaths(ref: RunRef, key: string): { stdoutPath: string; stderrPath: string } {
-    return this.#layout.stepLogPaths(ref, key);
+    return this.#rooms.layout.stepLogPaths(ref, key);
   }
 
   /**
@@ -307,9 +247,9 @@ export class FsRunStore {
    * Errors: `not_found`.
    */
   async requestStop(ref: RunRef, opts: RootOption = {}): Promise<void> {
-    const loc = locateForRead(this.#layout, ref, opts.root);
+    const loc = locateForRead(this.#rooms.layout, ref, opts.root);
     try {
-      await writeStopRequest(loc.dir, this.#clock.now());
+      await writeStopRequest(loc.dir, this.#rooms.clock.now());
     } catch (e) {
       if (isMissing(e)) throw runNotFound(ref, opts.root);
       throw e;
@@ -318,7 +258,7 @@ export class FsRunStore {
 
   /** True when a stop was requested for the run. */
   isStopRequested(ref: RunRef, opts: RootOption = {}): boolean {
-    return hasStopRequest(locateForRead(this.#layout, ref, opts.root).dir);
+    return hasStopRequest(locateForRead(this.#rooms.layout, ref, opts.root).dir);
   }
 
   /**
@@ -327,12 +267,12 @@ export class FsRunStore {
    * through `warn`.
    */
   watchStop(ref: RunRef, opts: RootOption, onStop: () => void): () => void {
-    const loc = locateForRead(this.#layout, ref, opts.root);
+    const loc = locateForRead(this.#rooms.layout, ref, opts.root);
     return watchStopFile(loc.dir, () => {
       try {
         onStop();
       } catch (e) {
-        this.#warn(`stop handler of run ${ref.name}/${ref.dagRunId} failed: ${messageOf(e)}`);
+        this.#rooms.warn(`stop handler of run ${ref.name}/${ref.dagRunId} failed: ${messageOf(e)}`);
       }
     });
   }
@@ -345,6 +285,6 @@ export class FsRunStore {
    * stale index line is corrected on the way. Callers mark them failed and clean up.
    */
   findOrphanedRuns(): Promise<DagRunRecord[]> {
-    return findOrphanedRuns(this.#indexes, this.#reader);
+    return findOrphanedRuns(this.#rooms.indexes, this.#rooms.reader);
   }
 }

@@ -5,6 +5,7 @@ import type { AppError, Clock } from '@trellis/core';
 import type { DagRunRecord, RunRef } from '@trellis/spec';
 import { isMissing, messageOf } from '../fs/fs-errors.js';
 import type { DagIndex } from '../index-file/dag-index.js';
+import { pidExists } from '../owner/process-owner.js';
 import {
   CHILDREN_DIR,
   STATUS_FILE,
@@ -12,7 +13,7 @@ import {
   type RunLocation,
   type StoreLayout,
 } from '../layout/store-layout.js';
-import type { DagChanges } from './dag-changes.js';
+import { compactTempPid, type DagChanges } from './dag-changes.js';
 import type { KeyedSerialQueue } from './keyed-serial-queue.js';
 import { isChildRun } from './run-summary.js';
 import { runDirNames } from './scan-dag-runs.js';
@@ -113,7 +114,10 @@ export class RunDeleter {
     await rm(trash, { recursive: true, force: true });
   }
 
-  /** Finishes deletions a crash interrupted, and removes abandoned temporary run folders. */
+  /**
+   * Finishes deletions a crash interrupted, and removes what crashes left of a run's creation and
+   * of a change file's compaction.
+   */
   async sweepTrash(dagName: string): Promise<void> {
     const dagDir = this.#deps.layout.dagDir(dagName);
     let names: string[];
@@ -124,15 +128,30 @@ export class RunDeleter {
       throw e;
     }
     for (const name of names) {
+      const path = join(dagDir, name);
       const trashed = TRASH_PATTERN.exec(name);
-      if (trashed?.[1] !== undefined) {
-        await this.#finishTrash(dagName, trashed[1], join(dagDir, name));
-      } else if (name.startsWith(TEMP_CREATE_PREFIX)) {
-        const st = await stat(join(dagDir, name)).catch(() => undefined);
-        if (st !== undefined && this.#deps.clock.now().getTime() - st.mtimeMs > TEMP_DIR_MAX_AGE_MS)
-          await rm(join(dagDir, name), { recursive: true, force: true });
-      }
+      if (trashed?.[1] !== undefined) await this.#finishTrash(dagName, trashed[1], path);
+      else if (await this.#isLeftover(name, path)) await rm(path, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * True for a folder `createRun` prepared and a crash left (after `TEMP_DIR_MAX_AGE_MS`), and
+   * for a file a change file compaction (`DagChanges.compact`) left: its process does not run on
+   * this host. Compactions are synchronous calls, so this process has none under way, and one of
+   * another process takes microseconds: its file is a leftover after `TEMP_DIR_MAX_AGE_MS` too
+   * (a pid reused, or a process of another host sharing the folder).
+   */
+  async #isLeftover(name: string, path: string): Promise<boolean> {
+    if (name.startsWith(TEMP_CREATE_PREFIX)) return this.#isOlderThan(path, TEMP_DIR_MAX_AGE_MS);
+    const pid = compactTempPid(name);
+    if (pid === undefined) return false;
+    return pid === process.pid || !pidExists(pid) || this.#isOlderThan(path, TEMP_DIR_MAX_AGE_MS);
+  }
+
+  async #isOlderThan(path: string, ms: number): Promise<boolean> {
+    const st = await stat(path).catch(() => undefined);
+    return st !== undefined && this.#deps.clock.now().getTime() - st.mtimeMs > ms;
   }
 }
 

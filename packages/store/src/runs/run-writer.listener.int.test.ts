@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunStatus, systemClock } from '@trellis/core';
+import { RunStatus } from '@trellis/core';
 import { makeRecord } from '@trellis/testkit';
-import { FsRunStore } from './fs-run-store.js';
+import { openRunStore } from '../../test/support/run-store-fixture.js';
 
 let dir: string;
 beforeEach(() => {
@@ -14,15 +14,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('a listener of saved records that throws', () => {
   it('fails no save or swap that landed: the record and its index line are in, and it is told', async () => {
-    const warnings: string[] = [];
-    const store = new FsRunStore({
-      dataDir: join(dir, 'data'),
-      logDir: join(dir, 'logs'),
-      clock: systemClock,
-      warn: (m) => warnings.push(m),
-      onRecordSaved: (r) => {
-        if (r.status !== RunStatus.Running) throw new Error('subscriber gone');
-      },
+    const { store, warnings } = openRunStore(dir, (r) => {
+      if (r.status !== RunStatus.Running) throw new Error('subscriber gone');
     });
     const rec = makeRecord({ status: RunStatus.Running });
     await store.createRun(rec, { dag: { name: rec.name, steps: [] }, localDags: [] });

@@ -18,6 +18,7 @@ import { storageRootOf, toRunSummary } from './run-summary.js';
 import type { RecordCache } from './record-cache.js';
 import type { RecordText } from './record-json.js';
 import { readDiskRevision, serializeRecord } from './status-file.js';
+import { lockRun } from './run-lock.js';
 import { inoOf, isDurableStatus, swapRecord } from './run-swap.js';
 
 /** What `RunWriter` needs from the store. */
@@ -91,15 +92,17 @@ export class RunWriter {
         if (isExisting(e)) throw alreadyExists(kind, record.dagRunId);
         throw e;
       }
-      // an accepted (queued) or final run must not vanish with its folder's name at a power cut
-      if (durable) await fd.syncDir(parent);
+      // an accepted (queued) or final run must not vanish with its folder's name at a power cut;
+      // a failed sync is told once the run is complete (listed), as it is readable (see saveRun)
+      const unsynced = durable ? await syncFailure(parent) : undefined;
       // its first save need not read the revision back (as for a running save, see saveRun)
-      else this.#written.set(join(loc.dir, STATUS_FILE), status.revision);
+      if (!durable) this.#written.set(join(loc.dir, STATUS_FILE), status.revision);
       const logDir = layout.runLogDirOf(record);
       await Promise.all([
         mkdir(logDir, { recursive: true }).then(() => this.#noteLogDir(logDir)),
         this.#deps.indexes.of(loc.indexDag).put(summary),
       ]);
+      if (unsynced !== undefined) throw unsynced.error;
     });
     await this.#noted(loc.indexDag, () => published, write);
     this.#saved(status);
@@ -131,16 +134,23 @@ export class RunWriter {
         const failed = await written;
         if (failed !== undefined)
           throw isMissing(failed) ? runNotFound(record, storageRootOf(record)) : failed;
-        // The revision on disk is this process's own last one while it runs the run (only the
-        // owner writes a running record), so it need not be read back at every save.
-        const known = this.#written.get(statusPath);
-        const onDisk = known ?? (await readDiskRevision(statusPath));
-        if (serialized.revision < onDisk) return;
-        // Durable (fsync) for the states that must survive a power loss: queued and final. The
-        // saves in between are atomic renames; after an OS crash a run left "running" is
-        // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
-        await fd.rename(temp, statusPath);
-        renamed = true;
+        // Under the run's lock from the revision read to the rename, as a swap (run-swap.ts) of
+        // another process is: neither lands between the other's read and rename.
+        const lock = await lockRun(loc.dir, record, this.#deps.clock);
+        try {
+          // The revision on disk is this process's own last one while it runs the run (only the
+          // owner writes a running record), so it need not be read back at every save.
+          const known = this.#written.get(statusPath);
+          const onDisk = known ?? (await readDiskRevision(statusPath));
+          if (serialized.revision < onDisk) return;
+          // Durable (fsync) for the states that must survive a power loss: queued and final. The
+          // saves in between are atomic renames; after an OS crash a run left "running" is
+          // recovered as failed anyway, so their fsync (a few ms each) would buy nothing.
+          await fd.rename(temp, statusPath);
+          renamed = true;
+        } finally {
+          lock.release();
+        }
         // what a creation or swap kept of it is stale now: not held until the cache's bound
         this.#deps.records?.forget(statusPath);
         // noted and published once the record is readable (as every read sees it), before the
@@ -149,7 +159,6 @@ export class RunWriter {
         // before it (a save of an existing run changes no listing's runs, only their records)
         this.#deps.changes.note(loc.indexDag);
         this.#saved(serialized);
-        if (durable) await fd.syncDir(loc.dir);
         if (durable) this.#written.delete(statusPath);
         else this.#written.set(statusPath, serialized.revision);
       } catch (e) {
@@ -158,7 +167,11 @@ export class RunWriter {
       } finally {
         if (!renamed) await unlink(temp).catch(() => undefined);
       }
+      // The record landed: a failed directory sync (its name may not survive a power cut) is
+      // told after the index line, which lists it, not instead of it (docs/decisions.md).
+      const unsynced = durable ? await syncFailure(loc.dir) : undefined;
       await this.#deps.indexes.of(loc.indexDag).put(summary);
+      if (unsynced !== undefined) throw unsynced.error;
     });
   }
 
@@ -185,8 +198,12 @@ export class RunWriter {
       this.#saved(serialized);
     };
     return this.#deps.saves.run(loc.dir, async () => {
+      let unsynced: { error: unknown } | undefined;
       try {
         await swapRecord(record, temp, written, expectRevision, this.#deps.clock, onRenamed);
+      } catch (e) {
+        if (!renamed) throw e;
+        unsynced = { error: e }; // only the directory sync follows the rename (as in saveRun)
       } finally {
         // once written (a lost swap may end before the temporary file is even created); not
         // awaited: a lost swap answers at once, and readers skip dot-named temporary files
@@ -195,6 +212,7 @@ export class RunWriter {
       if (!renamed) return false;
       this.#written.delete(statusPath);
       await this.#deps.indexes.of(loc.indexDag).put(toRunSummary(record));
+      if (unsynced !== undefined) throw unsynced.error;
       return true;
     });
   }
@@ -264,6 +282,13 @@ export class RunWriter {
 }
 
 const randomHex = (): string => randomBytes(4).toString('hex');
+
+/** The error of the directory sync of `dir`, or undefined when it succeeded. */
+const syncFailure = (dir: string): Promise<{ error: unknown } | undefined> =>
+  fd.syncDir(dir).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
 
 /** Log folders of new runs remembered for their recorders (beyond: the recorder makes sure). */
 const MADE_LOG_DIRS_KEPT = 1000;
