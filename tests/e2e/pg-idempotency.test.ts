@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fingerprintOf } from '@trellis/services';
+import { PgDb } from '@trellis/store-pg';
 import { startPostgres, type PrivatePostgres } from '@trellis/testkit';
 import { startListedInstance } from './support/pg-instance.js';
 import type { StartAll } from './support/start-all.js';
@@ -12,11 +14,12 @@ import type { StartAll } from './support/start-all.js';
  */
 let postgres: PrivatePostgres;
 let root: string;
+let databaseUrl: string;
 const instances: StartAll[] = [];
 
 beforeAll(async () => {
   postgres = await startPostgres();
-  const databaseUrl = await postgres.createDatabase('trellis_idem');
+  databaseUrl = await postgres.createDatabase('trellis_idem');
   root = mkdtempSync(join(tmpdir(), 'trellis-e2e-pg-idem-'));
   mkdirSync(join(root, 'dags'));
   writeFileSync(join(root, 'dags', 'build.yaml'), 'steps:\n  - name: s\n    command: echo hi\n');
@@ -54,5 +57,40 @@ describe('Idempotency-Key on two instances sharing PostgreSQL', () => {
     expect(other.status).toBe(409);
     expect(other.code).toBe('already_exists');
     expect(other.message).toContain('ci-42-build');
+  });
+
+  it('answers the run a dead instance created under the key, not a second run', async () => {
+    const [a] = instances as [StartAll, StartAll];
+    // an instance claimed "ci-43", created its run under the claim's id and died before it
+    // recorded the run: the key stays pending, past its bound
+    const made = await fetch(`${a.url}/api/v2/dags/build/start`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ dagRunId: 'made-by-the-dead-one' }),
+    });
+    expect(made.status).toBe(200);
+    const db = new PgDb({ url: databaseUrl, poolSize: 1 });
+    try {
+      await db.query(
+        `INSERT INTO trellis_idempotency_keys
+           (key, fingerprint, request, created_at_ms, claim, pending_until, run_id)
+         VALUES ('ci-43', $1, 'POST /dags/build/start', $2, 'dead', now() - interval '1 second', $3)`,
+        [fingerprintOf('POST /dags/build/start', {}), Date.now(), 'made-by-the-dead-one'],
+      );
+      const runs = async () =>
+        (await db.query("SELECT 1 FROM trellis_runs WHERE name = 'build'")).rowCount;
+      const before = await runs();
+      // the client, never answered, sends the request again: it gets that run
+      const again = await start(a, 'ci-43', {});
+      expect(again).toMatchObject({
+        status: 200,
+        dagRunId: 'made-by-the-dead-one',
+        replayed: 'true',
+      });
+      expect(await runs()).toBe(before);
+      expect(await start(a, 'ci-43', {})).toMatchObject({ dagRunId: 'made-by-the-dead-one' });
+    } finally {
+      await db.end();
+    }
   });
 });

@@ -98,4 +98,44 @@ describe('PgIdempotencyJournal behind IdempotentTriggers on two instances', () =
     await clock.advanceBy(1);
     expect(await a.run(req('k3', { p: 2 }), start)).toMatchObject({ dagRunId: 'run-2' });
   });
+
+  it("hands a dead owner's run id to the request with its body that takes the key over", async () => {
+    const { clock, b } = twoInstances();
+    const journal = new PgIdempotencyJournal({ db: pools.db(0) });
+    const claimOf = (payload: unknown) => ({
+      key: 'k4',
+      fingerprint: fingerprintOf(req('k4').request, payload),
+      request: req('k4').request,
+      nowMs: clock.now().getTime(),
+      ttlMs: IDEMPOTENCY_TTL_MS,
+    });
+    // instance A claims the key, creates its run under the planned id, and dies before filling
+    const dead = await journal.claim(claimOf({ p: 1 }));
+    if (dead.state !== 'claimed' || dead.runId === undefined) throw new Error('no planned id');
+    expect(dead.takenOver).toBe(false);
+    const expire = () =>
+      pools
+        .db(0)
+        .query(
+          "UPDATE trellis_idempotency_keys SET pending_until = now() - interval '1 second' WHERE key = 'k4'",
+        );
+    await expire();
+    // the same request, sent again, is told to create (or find) the run under that id
+    const plans: unknown[] = [];
+    const out = await b.run(req('k4'), (plan) => {
+      plans.push(plan);
+      return Promise.resolve({ name: 'build', dagRunId: dead.runId ?? '', adopted: true });
+    });
+    expect(plans).toEqual([{ dagRunId: dead.runId, adopt: true }]);
+    expect(out).toMatchObject({ dagRunId: dead.runId, replayed: true });
+    expect((await journal.get('k4'))?.dagRunId).toBe(dead.runId);
+    // another body taking over a dead claim gets an id of its own
+    await pools.db(0).query("DELETE FROM trellis_idempotency_keys WHERE key = 'k4'");
+    const gone = await journal.claim(claimOf({ p: 1 }));
+    await expire();
+    const other = await journal.claim(claimOf({ p: 2 }));
+    if (gone.state !== 'claimed' || other.state !== 'claimed') throw new Error('not claimed');
+    expect(other.runId).not.toBe(gone.runId);
+    expect(other.takenOver).toBe(false);
+  });
 });
