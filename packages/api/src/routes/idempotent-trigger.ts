@@ -39,7 +39,11 @@ export const idempotently = async (
   return out.result?.answer ?? { status: 200, body: { dagRunId: out.dagRunId } };
 };
 
-/** The trigger under the planned id; a taken id is the predecessor's run when `plan.adopt`. */
+/**
+ * The trigger under the planned id. When `plan.adopt`, the predecessor's run (found under that
+ * id, before the trigger runs: a singleton start would refuse it as already running) is the
+ * answer; a taken id the trigger finds is too.
+ */
 const adopting = async (
   deps: HttpDeps,
   req: { fileName: string; payload: unknown },
@@ -48,13 +52,29 @@ const adopting = async (
 ) => {
   const own = (req.payload as { dagRunId?: unknown } | undefined)?.dagRunId;
   const dagRunId = typeof own === 'string' && own !== '' ? own : plan.dagRunId;
+  const adopted = async () => {
+    const { dag } = await deps.dags.load(req.fileName);
+    const answer: RouteResult = { status: 200, body: { dagRunId } };
+    return { name: dag.name, dagRunId, adopted: true, answer };
+  };
+  if (plan.adopt && (await madeRun(deps, req.fileName, dagRunId))) return adopted();
   try {
     return await trigger(dagRunId);
   } catch (e) {
     if (!plan.adopt || !AppError.is(e) || e.code !== ErrorCode.AlreadyExists) throw e;
-    const { dag } = await deps.dags.load(req.fileName);
-    const answer: RouteResult = { status: 200, body: { dagRunId } };
-    return { name: dag.name, dagRunId, adopted: true, answer };
+    return adopted();
+  }
+};
+
+/** Whether the DAG has a stored run `dagRunId`. */
+const madeRun = async (deps: HttpDeps, fileName: string, dagRunId: string): Promise<boolean> => {
+  const { dag } = await deps.dags.load(fileName);
+  try {
+    await deps.reads.find({ name: dag.name, dagRunId });
+    return true;
+  } catch (e) {
+    if (AppError.is(e) && e.code === ErrorCode.NotFound) return false;
+    throw e;
   }
 };
 

@@ -46,15 +46,21 @@ const CLAIM = `INSERT INTO trellis_idempotency_keys AS k
      OR (k.dag_run_id IS NOT NULL AND k.created_at_ms <= $4 - $7::bigint)
   RETURNING claim, run_id`;
 
+/**
+ * A filled key keeps no planned id (`run_id`): an instance from before migration 008 re-claiming
+ * it later leaves `run_id` as it finds it, and a request taking that claim over must not adopt
+ * this (by then unrelated) run.
+ */
 const FILL = `UPDATE trellis_idempotency_keys SET name = $3, dag_run_id = $4, created_at_ms = $5,
-  pending_until = NULL WHERE key = $1 AND claim = $2 AND dag_run_id IS NULL`;
+  pending_until = NULL, run_id = NULL WHERE key = $1 AND claim = $2 AND dag_run_id IS NULL`;
 
 const PUT = `INSERT INTO trellis_idempotency_keys
     (key, fingerprint, request, name, dag_run_id, created_at_ms, claim)
   VALUES ($1, $2, $3, $4, $5, $6, $7)
   ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
     request = EXCLUDED.request, name = EXCLUDED.name, dag_run_id = EXCLUDED.dag_run_id,
-    created_at_ms = EXCLUDED.created_at_ms, claim = EXCLUDED.claim, pending_until = NULL`;
+    created_at_ms = EXCLUDED.created_at_ms, claim = EXCLUDED.claim, pending_until = NULL,
+    run_id = NULL`;
 
 /**
  * Idempotency keys in PostgreSQL (`trellis_idempotency_keys`), shared by every instance on the
