@@ -125,9 +125,16 @@ const startKeyed = async (live: () => StartAll[], key: string): Promise<string |
   throw new Error(`Idempotency-Key ${key}: no settled answer after 120 attempts`);
 };
 
-/** Posts runs of `job` to the live instances in turn until stopped; the ids accepted (200). */
+/**
+ * Posts runs of `job` to the live instances in turn until stopped; the ids accepted (200). Each
+ * start is sent without waiting for the ones before it: a key the killed leader had claimed is
+ * retried (up to its claim's 30 s) while the stream goes on with new keys. `stop` waits for every
+ * start to settle, and fails with the first that never got a settled answer.
+ */
 const streamRuns = (targets: () => StartAll[]): { stop: () => Promise<string[]> } => {
   const accepted: string[] = [];
+  const starts: Promise<void>[] = [];
+  const failures: unknown[] = [];
   let running = true;
   const loop = (async () => {
     for (let i = 0; running; i++) {
@@ -138,8 +145,12 @@ const streamRuns = (targets: () => StartAll[]): { stop: () => Promise<string[]> 
           ...all.slice(0, i % Math.max(all.length, 1)),
         ];
       };
-      const id = await startKeyed(live, `stream-${i}`);
-      if (id !== undefined) accepted.push(id);
+      starts.push(
+        startKeyed(live, `stream-${i}`).then(
+          (id) => void (id !== undefined && accepted.push(id)),
+          (e: unknown) => void failures.push(e),
+        ),
+      );
       await new Promise((res) => setTimeout(res, 200)); // a stream of about 5 runs/s
     }
   })();
@@ -147,6 +158,8 @@ const streamRuns = (targets: () => StartAll[]): { stop: () => Promise<string[]> 
     stop: async () => {
       running = false;
       await loop;
+      await Promise.all(starts);
+      if (failures.length > 0) throw failures[0];
       return accepted;
     },
   };
