@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FakeClock, startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { dagDefinitionsOf, makeRuntime, type Runtime } from './runtime.js';
+import { sharedDbInstances } from '../../test/support/shared-db-instances.js';
+import { dagDefinitionsOf, type Runtime } from './runtime.js';
 import { startSchedulerRole } from './scheduler-role.js';
 
 /**
@@ -14,7 +15,7 @@ import { startSchedulerRole } from './scheduler-role.js';
  */
 let pg: PrivatePostgres;
 let root: string;
-const runtimes: Runtime[] = [];
+const { runtimes, instance } = sharedDbInstances(() => root);
 beforeAll(async () => {
   pg = await startPostgres();
   root = mkdtempSync(join(tmpdir(), 'trellis-cron-takeover-'));
@@ -26,27 +27,6 @@ afterAll(async () => {
   await pg.stop();
   rmSync(root, { recursive: true, force: true });
 });
-
-const instance = async (n: number, url: string, lines: string[]): Promise<Runtime> => {
-  const home = join(root, `home-${n}`);
-  mkdirSync(home);
-  const io = {
-    out: (l: string) => lines.push(l),
-    err: (l: string) => lines.push(l),
-    env: {
-      SVC_HOME: home,
-      SVC_DAGS_DIR: join(root, 'dags'),
-      SVC_DATABASE_URL: url,
-      // the fake clocks move the cron, not the lease's renewals: a lease that outlives the test
-      SVC_DATABASE_LEASE_TTL_MS: '600000',
-      PATH: '/usr/bin:/bin',
-    },
-    cwd: home,
-  };
-  const rt = await makeRuntime(io, {});
-  runtimes.push(rt);
-  return rt;
-};
 
 /** The ledger's rows of `key`, as ISO times. */
 const rowsOf = async (rt: Runtime, key: string): Promise<string[]> =>

@@ -35,9 +35,11 @@ const CATCH_UP_MAX_MS = 10 * 60_000;
 /**
  * A new leader's cron fires what is due after its predecessor's last fires (claims dedupe): each
  * DAG from its own last fire, so two DAGs due the same minute are both fired when the
- * predecessor claimed only the first before it died; a DAG never fired from the latest fire or
- * resume mark of any; on a ledger holding neither, from the moment it took the lead. The point is
- * recorded (a resume mark) before any fire, for its own successor.
+ * predecessor claimed only the first before it died; a DAG with no fire since the catch-up floor
+ * from just before the latest fire or resume mark of any (that minute is looked at again); on a
+ * ledger holding neither, from the moment it took the lead. The point is recorded (a resume mark)
+ * before any fire, for its own successor. When the ledger cannot be read, from the moment it took
+ * the lead.
  */
 export const resumeCron = async (
   cron: CronScheduler,
@@ -59,7 +61,11 @@ export const resumeCron = async (
     signal,
     (m) => log(`scheduler: the last schedule fire cannot be read: ${m}`),
   );
-  if (read === undefined) return;
+  if (read === undefined) {
+    // the same process may lead again later: its cron must not resume from its old lead's tick
+    if (!signal.aborted) cron.resumeFrom(new Date(took));
+    return;
+  }
   const { last, each } = read.value;
   // cron fires one time per entry and tick: from the last fire itself, so the next one is due
   const from = new Date(last === undefined ? took : Math.max(last.getTime(), floor));
@@ -71,7 +77,10 @@ export const resumeCron = async (
     (m) => log(`scheduler: the point cron resumes from cannot be recorded: ${m}`),
   );
   if (signal.aborted) return;
-  cron.resumeFrom(from, (dag, kind) => {
+  // a DAG with no fire of its own since the floor looks at the last minute again: the
+  // predecessor may have died between that minute's claims (the claim's key keeps it single)
+  const again = last === undefined ? from : new Date(Math.max(last.getTime() - 1, floor));
+  cron.resumeFrom(again, (dag, kind) => {
     const own = each.get(fireKey(dag, kind));
     return own === undefined ? undefined : new Date(Math.max(own.getTime(), floor));
   });

@@ -5,23 +5,31 @@ import type { ScheduledDag } from '../cron-scheduler.js';
 import { fireKey, RESUME_MARK_KEY, type FireLedger } from './fire-ledger.js';
 import { startSchedulerRole } from './scheduler-role.js';
 
-const minutely = (name: string): ScheduledDag => {
-  const file = parseDagFile('schedule: "* * * * *"\nsteps:\n  - "true"\n', { name });
+const scheduled = (name: string, cron: string): ScheduledDag => {
+  const file = parseDagFile(`schedule: "${cron}"\nsteps:\n  - "true"\n`, { name });
   return { fileName: name, dag: file.main.dag, suspended: false };
 };
+const minutely = (name: string): ScheduledDag => scheduled(name, '* * * * *');
 
 /** A fire ledger in memory: its latest time per key, as the PostgreSQL ledger answers. */
 type Ledger = Map<string, Date>;
 
 /**
  * A leader taking the lead on `clock` over `ledger`; `failReads` reads of the ledger fail first;
- * `killed`: its claims never answer (the process dies as it claims). Resolves the claims made.
+ * `killed`: its claims never answer (the process dies as it claims); `diesAfter`: so after that
+ * many claims made; `held`: whether it may hold the lease (true when absent). Resolves the
+ * claims made.
  */
 const leader = (
   clock: FakeClock,
   dags: ScheduledDag[],
   ledger: Ledger,
-  opts: { failReads?: number; killed?: boolean } = {},
+  opts: {
+    failReads?: number;
+    killed?: boolean;
+    diesAfter?: number;
+    held?: { value: boolean };
+  } = {},
 ) => {
   let failReads = opts.failReads ?? 0;
   const claims: string[] = [];
@@ -40,7 +48,8 @@ const leader = (
       return Promise.resolve();
     },
     claim: (dag, kind, when) => {
-      if (opts.killed) return new Promise<boolean>(() => undefined);
+      if (opts.killed || claims.length >= (opts.diesAfter ?? Infinity))
+        return new Promise<boolean>(() => undefined);
       const key = `${fireKey(dag, kind)} ${when.toISOString()}`;
       const mine = ledger.get(fireKey(dag, kind))?.getTime() !== when.getTime();
       if (mine) {
@@ -55,8 +64,8 @@ const leader = (
     {
       clock,
       lease: {
-        tryAcquire: () => Promise.resolve(true),
-        renew: () => Promise.resolve(true),
+        tryAcquire: () => Promise.resolve(opts.held?.value ?? true),
+        renew: () => Promise.resolve(opts.held?.value ?? true),
         release: () => Promise.resolve(),
         holder: () => Promise.resolve(undefined),
       },
@@ -94,7 +103,17 @@ const leader = (
   };
   /** Moves the clock on `ms` in 50 ms steps. */
   const advance = (ms: number) => untilClaims(Infinity, ms);
-  return { clock, claims, lines, untilClaims, advance, end, kill: () => stop.abort() };
+  const failReadsNext = (n: number) => void (failReads = n);
+  return {
+    clock,
+    claims,
+    lines,
+    untilClaims,
+    advance,
+    end,
+    failReadsNext,
+    kill: () => stop.abort(),
+  };
 };
 
 /** A leader taking over at `at` over a ledger already holding `recorded` (key to ISO time). */
@@ -166,6 +185,47 @@ describe('a new leader resuming cron', () => {
       'tick 2026-03-01T10:02:00.000Z',
     ]);
     await second.end();
+  });
+
+  it('fires a DAG with no fire since the floor that its predecessor died before claiming, the same minute as another', async () => {
+    // "tick" every minute, "hourly" at :00; the first leader takes the lead at 10:59:30, claims
+    // tick 11:00 and is killed before it claims hourly 11:00 ("hourly" has no fire in the ledger)
+    const clock = new FakeClock('2026-03-01T10:59:30Z');
+    const ledger: Ledger = new Map();
+    const dags = [minutely('tick'), scheduled('hourly', '0 * * * *')];
+    const first = leader(clock, dags, ledger, { diesAfter: 1 });
+    await first.untilClaims(1, 60_000);
+    expect(first.claims).toEqual(['tick 2026-03-01T11:00:00.000Z']);
+    first.kill();
+    // the survivor takes over at 11:00:03: hourly 11:00 at once (not 12:00), then tick 11:01
+    await first.advance(2_500);
+    const second = leader(clock, dags, ledger);
+    await second.untilClaims(1, 5_000);
+    expect(second.claims).toEqual(['hourly 2026-03-01T11:00:00.000Z']);
+    await second.untilClaims(2, 60_000);
+    expect(second.claims).toEqual([
+      'hourly 2026-03-01T11:00:00.000Z',
+      'tick 2026-03-01T11:01:00.000Z',
+    ]);
+    await second.end();
+  });
+
+  it('leading again after a read of the ledger it gave up, resumes from then, not from its old lead', async () => {
+    const clock = new FakeClock('2026-03-01T10:00:30Z');
+    const held = { value: true };
+    const t = leader(clock, [minutely('tick')], new Map(), { held });
+    await t.untilClaims(1, 60_000);
+    expect(t.claims).toEqual(['tick 2026-03-01T10:01:00.000Z']);
+    // it loses the lead until 10:20, and leads again while the ledger cannot be read (60 s)
+    held.value = false;
+    t.failReadsNext(Infinity);
+    while (clock.now().getTime() < Date.parse('2026-03-01T10:20:00Z')) await clock.advanceBy(1_000);
+    held.value = true;
+    await t.untilClaims(2, 120_000);
+    // its first fire then is 10:21, not 10:02 (a minute long claimed by the other leader)
+    expect(t.claims).toEqual(['tick 2026-03-01T10:01:00.000Z', 'tick 2026-03-01T10:21:00.000Z']);
+    expect(t.lines.filter((l) => l.includes('given up'))).toHaveLength(1);
+    await t.end();
   });
 
   it('fires nothing due before the first leader of a cluster took the lead', async () => {
