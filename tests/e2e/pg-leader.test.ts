@@ -90,20 +90,67 @@ const leaderOf = async (candidates: StartAll[]): Promise<StartAll> => {
   return found as StartAll;
 };
 
-/** Posts runs of `job` to the live instances in turn until stopped; the ids accepted (200). */
+/** Whether `t` still runs (not killed). */
+const isLive = (t: StartAll): boolean => t.proc.exitCode === null && t.proc.signalCode === null;
+
+/**
+ * Starts a run of `job` with Idempotency-Key `key`, as a client that must know its run does
+ * (docs/api.md, "Idempotent triggers"): an answer lost (the instance killed mid-request) or not
+ * settled (5xx; 409 `already_running` while the key's first request is pending) is asked again
+ * with the same key of the next live instance, which answers the one run of that key. The run's
+ * id, or undefined when refused for good.
+ */
+const startKeyed = async (live: () => StartAll[], key: string): Promise<string | undefined> => {
+  for (let attempt = 0; attempt < 120; attempt++) {
+    const targets = live();
+    const t = targets[attempt % targets.length];
+    if (!t) return undefined;
+    const r = await fetch(`${t.url}/api/v2/dags/job/start`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
+      body: '{}',
+    })
+      .then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as { dagRunId?: string; code?: string },
+      }))
+      .catch(() => undefined); // the answer lost (a reset, a cut body)
+    if (r?.status === 200) return r.body.dagRunId;
+    const pending = r?.status === 409 && r.body.code === 'already_running';
+    const settled = r !== undefined && r.status < 500 && !pending;
+    if (settled) return undefined;
+    // the pace of a client's retries (not a wait for an event)
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  throw new Error(`Idempotency-Key ${key}: no settled answer after 120 attempts`);
+};
+
+/**
+ * Posts runs of `job` to the live instances in turn until stopped; the ids accepted (200). Each
+ * start is sent without waiting for the ones before it: a key the killed leader had claimed is
+ * retried (up to its claim's 30 s) while the stream goes on with new keys. `stop` waits for every
+ * start to settle, and fails with the first that never got a settled answer.
+ */
 const streamRuns = (targets: () => StartAll[]): { stop: () => Promise<string[]> } => {
   const accepted: string[] = [];
+  const starts: Promise<void>[] = [];
+  const failures: unknown[] = [];
   let running = true;
   const loop = (async () => {
     for (let i = 0; running; i++) {
-      const live = targets().filter((t) => t.proc.exitCode === null && t.proc.signalCode === null);
-      const t = live[i % live.length];
-      if (t) {
-        const r = await callApi(`${t.url}/api/v2`, 'POST', '/dags/job/start', {}).catch(
-          () => undefined,
-        );
-        if (r?.status === 200) accepted.push(r.body.dagRunId as string);
-      }
+      const live = () => {
+        const all = targets().filter(isLive);
+        return [
+          ...all.slice(i % Math.max(all.length, 1)),
+          ...all.slice(0, i % Math.max(all.length, 1)),
+        ];
+      };
+      starts.push(
+        startKeyed(live, `stream-${i}`).then(
+          (id) => void (id !== undefined && accepted.push(id)),
+          (e: unknown) => void failures.push(e),
+        ),
+      );
       await new Promise((res) => setTimeout(res, 200)); // a stream of about 5 runs/s
     }
   })();
@@ -111,6 +158,8 @@ const streamRuns = (targets: () => StartAll[]): { stop: () => Promise<string[]> 
     stop: async () => {
       running = false;
       await loop;
+      await Promise.all(starts);
+      if (failures.length > 0) throw failures[0];
       return accepted;
     },
   };
@@ -138,7 +187,9 @@ describe('replicated start-all on PostgreSQL', () => {
     await expect.poll(() => readLedger().length, LEADER_WAIT).toBeGreaterThan(6);
     const accepted = await stream.stop();
     // every accepted run reaches a final status (the killed one's runs: marked failed by the
-    // new leader's recovery); none executed twice, and every succeeded one exactly once
+    // new leader's recovery); none executed twice, and every succeeded one exactly once; and
+    // every run executed is one the client was answered (a start whose answer the kill lost is
+    // asked again with its key and answered its run, never made twice)
     const statuses = new Map<string, number>();
     for (const id of accepted)
       statuses.set(id, Number((await untilFinal(`${other.url}/api/v2`, 'job', id)).status));

@@ -12,10 +12,9 @@ export {
   type QueueProcessorOptions,
   type QueueProcessorPort,
 } from './queues/queue-processor.js';
+export { fireKey, RESUME_MARK_KEY, type FireLedger } from './role/fire-ledger.js';
 export {
-  fireKey,
   startSchedulerRole,
-  type FireLedger,
   type SchedulerLease,
   type SchedulerRoleDeps,
   type SchedulerStatus,

@@ -58,6 +58,7 @@ export {
   fingerprintOf,
   type KeyedOutcome,
   type KeyedRequest,
+  type RunPlan,
 } from './idempotency/idempotent-triggers.js';
 export {
   WaitKind,

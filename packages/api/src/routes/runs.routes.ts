@@ -30,7 +30,7 @@ import {
 } from '@trellis/contract';
 import type { Dag } from '@trellis/spec';
 import { dagRunsAnswer, runList } from './run-list.js';
-import { idempotently } from './idempotent-trigger.js';
+import { idempotently, withRunId } from './idempotent-trigger.js';
 import { findOrWait } from './run-wait.js';
 import { checkRunConfig } from './run-config.js';
 import { noWorkerReasonOf, waitReasonOf } from './wait-reason.js';
@@ -111,8 +111,8 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
       idempotently(
         deps,
         headers['Idempotency-Key'],
-        { request: `POST /dags/${params.fileName}/start`, payload: body, res },
-        () => startRun(deps, params.fileName, body),
+        { request: `POST /dags/${params.fileName}/start`, payload: body, res, ...params },
+        (id) => startRun(deps, params.fileName, withRunId(body, id)),
       ),
   }),
   r.post('/dags/:fileName/enqueue', {
@@ -127,8 +127,8 @@ export const runRoutes = defineRoutes<HttpDeps>((r) => [
       idempotently(
         deps,
         headers['Idempotency-Key'],
-        { request: `POST /dags/${params.fileName}/enqueue`, payload: body, res },
-        () => enqueueRun(deps, params.fileName, body),
+        { request: `POST /dags/${params.fileName}/enqueue`, payload: body, res, ...params },
+        (id) => enqueueRun(deps, params.fileName, withRunId(body, id)),
       ),
   }),
   r.post('/dags/:fileName/stop-all', {

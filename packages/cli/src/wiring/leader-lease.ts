@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Clock, Config } from '@trellis/core';
 import {
   fireKey,
+  RESUME_MARK_KEY,
   type FireLedger,
   type SchedulerLease,
   type ScheduleKind,
@@ -72,25 +73,30 @@ export const pgLeadership = (
       return h === undefined ? undefined : holderOf(h);
     },
   };
+  /** A fenced ledger write under `key`; throws when this instance's token was refused. */
+  const claimFenced = async (key: string, at: Date, what: string): Promise<boolean> => {
+    const token = pg.token;
+    const r =
+      token === undefined
+        ? 'fenced'
+        : await ledger.claimFenced(key, at, { lease: LEASE_NAME, token });
+    if (r === 'fenced') {
+      fenced += 1;
+      log(
+        `scheduler: ${what} at ${at.toISOString()} was refused: this instance's lease token ${String(token)} is stale (it steps down at its next renewal)`,
+      );
+      // not "fired elsewhere": the cron loop tries again until it steps down (a lease a moment
+      // past its expiry and then renewed would otherwise lose the fire for good)
+      throw new Error(`the lease token ${String(token)} was refused`);
+    }
+    return r === 'claimed';
+  };
   const fires: FireLedger = {
-    claim: async (dag: string, kind: ScheduleKind, at: Date) => {
-      const token = pg.token;
-      const key = fireKey(dag, kind);
-      const r =
-        token === undefined
-          ? 'fenced'
-          : await ledger.claimFenced(key, at, { lease: LEASE_NAME, token });
-      if (r === 'fenced') {
-        fenced += 1;
-        log(
-          `scheduler: the fire of DAG "${dag}" at ${at.toISOString()} was refused: this instance's lease token ${String(token)} is stale (it steps down at its next renewal)`,
-        );
-        // not "fired elsewhere": the cron loop tries again until it steps down (a lease a moment
-        // past its expiry and then renewed would otherwise lose the fire for good)
-        throw new Error(`the lease token ${String(token)} was refused`);
-      }
-      return r === 'claimed';
-    },
+    claim: (dag: string, kind: ScheduleKind, at: Date) =>
+      claimFenced(fireKey(dag, kind), at, `the fire of DAG "${dag}"`),
+    // recorded once per point: a mark another leader made at the same point is as good
+    markResumed: async (at: Date) =>
+      void (await claimFenced(RESUME_MARK_KEY, at, 'the resume mark of cron')),
     lastFire: () => ledger.lastFireOfAll(),
     lastFiresSince: (since) => ledger.lastFiresSince(since),
   };

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { systemClock } from '@trellis/core';
 import { FakeClock, startPostgres, type PrivatePostgres } from '@trellis/testkit';
-import { dagDefinitionsOf, makeRuntime, type Runtime } from './runtime.js';
+import { sharedDbInstances } from '../../test/support/shared-db-instances.js';
+import { dagDefinitionsOf } from './runtime.js';
 import { startSchedulerRole } from './scheduler-role.js';
 
 /**
@@ -13,7 +14,7 @@ import { startSchedulerRole } from './scheduler-role.js';
  */
 let pg: PrivatePostgres;
 let root: string;
-const runtimes: Runtime[] = [];
+const { runtimes, instance } = sharedDbInstances(() => root);
 beforeAll(async () => {
   pg = await startPostgres();
   root = mkdtempSync(join(tmpdir(), 'trellis-suspend-shared-'));
@@ -29,28 +30,6 @@ afterAll(async () => {
   await pg.stop();
   rmSync(root, { recursive: true, force: true });
 });
-
-/** An instance's runtime: its own home, the shared DAGs folder and database. */
-const instance = async (n: number, url: string, lines: string[]): Promise<Runtime> => {
-  const home = join(root, `home-${n}`);
-  mkdirSync(home);
-  const io = {
-    out: (l: string) => lines.push(l),
-    err: (l: string) => lines.push(l),
-    env: {
-      SVC_HOME: home,
-      SVC_DAGS_DIR: join(root, 'dags'),
-      SVC_DATABASE_URL: url,
-      // the fake clock moves the cron, not the lease's renewals: a lease that outlives the test
-      SVC_DATABASE_LEASE_TTL_MS: '600000',
-      PATH: '/usr/bin:/bin',
-    },
-    cwd: home,
-  };
-  const rt = await makeRuntime(io, {});
-  runtimes.push(rt);
-  return rt;
-};
 
 it("the leader's cron skips a DAG suspended through another instance", async () => {
   const url = await pg.createDatabase('suspend_shared');

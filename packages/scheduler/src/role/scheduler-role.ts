@@ -1,8 +1,8 @@
 import type { Clock } from '@trellis/core';
 import { CronScheduler, type Kind, type ScheduledDag } from '../cron-scheduler.js';
-import { retrying } from '../fire-claim.js';
 import { runQueueProcessor, type QueueProcessorPort } from '../queues/queue-processor.js';
 import type { LostRunsDeps } from '../recovery/lost-runs.js';
+import { resumeCron, type FireLedger } from './fire-ledger.js';
 import { keepLease, type SchedulerLease } from './lease-keeper.js';
 import { runRetentionLoop, type RetentionPassReport } from './retention-loop.js';
 import { scheduleActions, type ScheduledRunsPort } from './schedule-actions.js';
@@ -14,26 +14,6 @@ const QUEUE_PASS_MS = 1_000;
 const STALL_PASSES = 30;
 
 export type { SchedulerLease } from './lease-keeper.js';
-
-/**
- * Schedule fires recorded across instances (the PostgreSQL store), each claim fenced by the
- * lease: one instance acts on a fire, and a leader that lost its lease acts on none.
- */
-export interface FireLedger {
-  /** True when this instance claimed the fire (and still holds the lease). */
-  claim(dagName: string, kind: Kind, at: Date): Promise<boolean>;
-  /** The latest fire any instance recorded, or undefined. */
-  lastFire(): Promise<Date | undefined>;
-  /** The latest fire of each DAG and kind at or after `since`, by {@link fireKey}. */
-  lastFiresSince(since: Date): Promise<ReadonlyMap<string, Date>>;
-}
-
-/** A fire's key in the ledger: the DAG's name for a start, `stop:` or `restart:` before it. */
-export const fireKey = (dagName: string, kind: Kind): string =>
-  kind === 'start' ? dagName : `${kind}:${dagName}`;
-
-/** How far back a new leader fires what its predecessor missed, at most. */
-const CATCH_UP_MAX_MS = 10 * 60_000;
 
 export interface SchedulerRoleDeps {
   readonly clock: Clock;
@@ -149,41 +129,6 @@ export const startSchedulerRole = (
 
   const done = standBy(lease, everyMs, clock, log, signal, serve);
   return { status, done };
-};
-
-/**
- * A new leader's cron fires what is due after its predecessor's last fires (claims dedupe): each
- * DAG from its own last fire, so two DAGs due the same minute are both fired when the
- * predecessor claimed only the first before it died; a DAG never fired from the latest fire of
- * any.
- */
-const resumeCron = async (
-  cron: CronScheduler,
-  fires: FireLedger,
-  clock: Clock,
-  log: (line: string) => void,
-  signal: AbortSignal,
-): Promise<void> => {
-  // read again while it fails: a new leader that resumed from nothing would miss the minutes
-  // that came due while the lead changed hands
-  const floor = clock.now().getTime() - CATCH_UP_MAX_MS;
-  const read = await retrying(
-    async () => ({
-      last: await fires.lastFire(),
-      each: await fires.lastFiresSince(new Date(floor)),
-    }),
-    clock,
-    signal,
-    (m) => log(`scheduler: the last schedule fire cannot be read: ${m}`),
-  );
-  const last = read?.value.last;
-  if (last === undefined) return;
-  const each = read?.value.each ?? new Map<string, Date>();
-  // cron fires one time per entry and tick: from the last fire itself, so the next one is due
-  cron.resumeFrom(new Date(Math.max(last.getTime(), floor)), (dag, kind) => {
-    const own = each.get(fireKey(dag, kind));
-    return own === undefined ? undefined : new Date(Math.max(own.getTime(), floor));
-  });
 };
 
 /** Stands by until the lease is free, serves, and stands by again after stepping down. */

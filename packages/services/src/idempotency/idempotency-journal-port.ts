@@ -32,6 +32,14 @@ export interface KeyClaimRequest {
 export type KeyClaim =
   | {
       readonly state: 'claimed';
+      /**
+       * The id to create the run under, chosen when the key was first claimed; absent: the
+       * trigger picks one. Kept when a request with the same body takes over a pending claim
+       * whose owner died ({@link takenOver}): that owner may have created the run under it.
+       */
+      readonly runId?: string;
+      /** This claim took over a pending claim of the same request (its run may exist). */
+      readonly takenOver?: boolean;
       /** Records the run the trigger created (only while this claim still holds the key). */
       fill(entry: IdempotencyEntry): Promise<void>;
       /** Gives the key up: the trigger failed (only while this claim still holds it). */

@@ -24,7 +24,7 @@ export interface KeyedRequest {
 export interface KeyedOutcome<T> {
   readonly dagRunId: string;
   readonly replayed: boolean;
-  /** The new trigger's own answer; absent on a replay. */
+  /** The trigger's answer; absent when the run was found in the journal. */
   readonly result?: T;
 }
 
@@ -49,7 +49,24 @@ export const fingerprintOf = (request: string, payload: unknown): string =>
 /** How a request that finds its key pending waits: 40 polls 250 ms apart (10 s). */
 const PENDING_WAIT = { everyMs: 250, attempts: 40 };
 
-type Trigger<T> = () => Promise<T>;
+/**
+ * The run a keyed trigger is to create under the key's own id (a shared journal's claim):
+ * `adopt` when a predecessor with the same request may have created it before it died; the
+ * trigger then answers that run (`adopted`) when the id is taken.
+ */
+export interface RunPlan {
+  readonly dagRunId: string;
+  readonly adopt: boolean;
+}
+
+/** What a trigger answers: its run; `adopted` when it is the predecessor's (see {@link RunPlan}). */
+interface TriggerRun {
+  readonly name: string;
+  readonly dagRunId: string;
+  readonly adopted?: boolean;
+}
+
+type Trigger<T> = (plan?: RunPlan) => Promise<T>;
 type Claimed = Extract<KeyClaim, { state: 'claimed' }>;
 
 /**
@@ -75,10 +92,7 @@ export class IdempotentTriggers {
     },
   ) {}
 
-  run<T extends { name: string; dagRunId: string }>(
-    req: KeyedRequest,
-    trigger: Trigger<T>,
-  ): Promise<KeyedOutcome<T>> {
+  run<T extends TriggerRun>(req: KeyedRequest, trigger: Trigger<T>): Promise<KeyedOutcome<T>> {
     return serial(this.#chains, req.key, () => {
       const fingerprint = fingerprintOf(req.request, req.payload);
       const claim = this.deps.journal.claim?.bind(this.deps.journal);
@@ -89,7 +103,7 @@ export class IdempotentTriggers {
   }
 
   /** The journal of this process only (files): the chain above is the whole serialisation. */
-  async #local<T extends { name: string; dagRunId: string }>(
+  async #local<T extends TriggerRun>(
     req: KeyedRequest,
     fingerprint: string,
     trigger: Trigger<T>,
@@ -105,7 +119,7 @@ export class IdempotentTriggers {
   }
 
   /** A journal shared by processes: claim the key, or replay, or wait for its pending run. */
-  async #shared<T extends { name: string; dagRunId: string }>(
+  async #shared<T extends TriggerRun>(
     req: KeyedRequest,
     fingerprint: string,
     trigger: Trigger<T>,
@@ -132,7 +146,7 @@ export class IdempotentTriggers {
   }
 
   /** Runs the trigger under this request's claim: fills the key, or gives it up on failure. */
-  async #create<T extends { name: string; dagRunId: string }>(
+  async #create<T extends TriggerRun>(
     req: KeyedRequest,
     fingerprint: string,
     trigger: Trigger<T>,
@@ -140,13 +154,17 @@ export class IdempotentTriggers {
   ): Promise<KeyedOutcome<T>> {
     let result: T;
     try {
-      result = await trigger();
+      result = await trigger(
+        claim.runId === undefined
+          ? undefined
+          : { dagRunId: claim.runId, adopt: claim.takenOver === true },
+      );
     } catch (e) {
       await claim.release().catch(() => undefined); // else the key frees when its claim expires
       throw e;
     }
     await claim.fill(this.#entry(req, fingerprint, result));
-    return { dagRunId: result.dagRunId, replayed: false, result };
+    return { dagRunId: result.dagRunId, replayed: result.adopted === true, result };
   }
 
   #entry(

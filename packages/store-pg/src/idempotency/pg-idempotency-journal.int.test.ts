@@ -98,4 +98,80 @@ describe('PgIdempotencyJournal behind IdempotentTriggers on two instances', () =
     await clock.advanceBy(1);
     expect(await a.run(req('k3', { p: 2 }), start)).toMatchObject({ dagRunId: 'run-2' });
   });
+
+  it("hands a dead owner's run id to the request with its body that takes the key over", async () => {
+    const { clock, b } = twoInstances();
+    const journal = new PgIdempotencyJournal({ db: pools.db(0) });
+    const claimOf = (payload: unknown) => ({
+      key: 'k4',
+      fingerprint: fingerprintOf(req('k4').request, payload),
+      request: req('k4').request,
+      nowMs: clock.now().getTime(),
+      ttlMs: IDEMPOTENCY_TTL_MS,
+    });
+    // instance A claims the key, creates its run under the planned id, and dies before filling
+    const dead = await journal.claim(claimOf({ p: 1 }));
+    if (dead.state !== 'claimed' || dead.runId === undefined) throw new Error('no planned id');
+    expect(dead.takenOver).toBe(false);
+    const expire = () =>
+      pools
+        .db(0)
+        .query(
+          "UPDATE trellis_idempotency_keys SET pending_until = now() - interval '1 second' WHERE key = 'k4'",
+        );
+    await expire();
+    // the same request, sent again, is told to create (or find) the run under that id
+    const plans: unknown[] = [];
+    const out = await b.run(req('k4'), (plan) => {
+      plans.push(plan);
+      return Promise.resolve({ name: 'build', dagRunId: dead.runId ?? '', adopted: true });
+    });
+    expect(plans).toEqual([{ dagRunId: dead.runId, adopt: true }]);
+    expect(out).toMatchObject({ dagRunId: dead.runId, replayed: true });
+    expect((await journal.get('k4'))?.dagRunId).toBe(dead.runId);
+    // another body taking over a dead claim gets an id of its own
+    await pools.db(0).query("DELETE FROM trellis_idempotency_keys WHERE key = 'k4'");
+    const gone = await journal.claim(claimOf({ p: 1 }));
+    await expire();
+    const other = await journal.claim(claimOf({ p: 2 }));
+    if (gone.state !== 'claimed' || other.state !== 'claimed') throw new Error('not claimed');
+    expect(other.runId).not.toBe(gone.runId);
+    expect(other.takenOver).toBe(false);
+  });
+
+  it('plans no old run for a key a pre-008 instance re-claimed after it was filled', async () => {
+    const { clock, b } = twoInstances();
+    const journal = new PgIdempotencyJournal({ db: pools.db(0) });
+    const fingerprint = fingerprintOf(req('k5').request, { p: 1 });
+    const first = await journal.claim({
+      ...{ key: 'k5', fingerprint, request: req('k5').request },
+      ...{ nowMs: clock.now().getTime(), ttlMs: IDEMPOTENCY_TTL_MS },
+    });
+    if (first.state !== 'claimed' || first.runId === undefined) throw new Error('not claimed');
+    const old = first.runId;
+    const entry = { key: 'k5', fingerprint, request: req('k5').request, name: 'build' };
+    await first.fill({ ...entry, dagRunId: old, createdAtMs: 0 });
+    // an instance from before migration 008 re-claims the expired key (its claim, which names
+    // no run_id) and dies pending; its claim expires
+    await pools.db(0).query(
+      `INSERT INTO trellis_idempotency_keys AS k
+          (key, fingerprint, request, created_at_ms, claim, pending_until)
+        VALUES ('k5', $1, $2, $3, 'pre-008', now() - interval '1 second')
+        ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+          request = EXCLUDED.request, name = NULL, dag_run_id = NULL,
+          created_at_ms = EXCLUDED.created_at_ms, claim = EXCLUDED.claim,
+          pending_until = EXCLUDED.pending_until`,
+      [fingerprint, req('k5').request, clock.now().getTime()],
+    );
+    // the request taking that claim over creates a run of its own, not the day-old one
+    const plans: unknown[] = [];
+    const out = await b.run(req('k5'), (plan) => {
+      plans.push(plan);
+      return Promise.resolve({ name: 'build', dagRunId: 'new-run' });
+    });
+    expect(plans).toHaveLength(1);
+    expect(plans[0]).toMatchObject({ adopt: false });
+    expect(plans[0]).not.toMatchObject({ dagRunId: old });
+    expect(out).toMatchObject({ dagRunId: 'new-run', replayed: false });
+  });
 });

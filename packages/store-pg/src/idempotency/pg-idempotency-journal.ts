@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '@trellis/core';
 import type {
   IdempotencyEntry,
   IdempotencyJournal,
@@ -33,25 +34,33 @@ interface KeyRow {
 
 /** The key for this request: a new row, a pending one past its bound, or an expired run's. */
 const CLAIM = `INSERT INTO trellis_idempotency_keys AS k
-    (key, fingerprint, request, created_at_ms, claim, pending_until)
-  VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6::double precision / 1000))
+    (key, fingerprint, request, created_at_ms, claim, pending_until, run_id)
+  VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6::double precision / 1000), $8)
   ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
     request = EXCLUDED.request, name = NULL, dag_run_id = NULL,
     created_at_ms = EXCLUDED.created_at_ms, claim = EXCLUDED.claim,
-    pending_until = EXCLUDED.pending_until
+    pending_until = EXCLUDED.pending_until,
+    run_id = CASE WHEN k.dag_run_id IS NULL AND k.fingerprint = EXCLUDED.fingerprint
+      THEN coalesce(k.run_id, EXCLUDED.run_id) ELSE EXCLUDED.run_id END
   WHERE (k.dag_run_id IS NULL AND k.pending_until <= now())
      OR (k.dag_run_id IS NOT NULL AND k.created_at_ms <= $4 - $7::bigint)
-  RETURNING claim`;
+  RETURNING claim, run_id`;
 
+/**
+ * A filled key keeps no planned id (`run_id`): an instance from before migration 008 re-claiming
+ * it later leaves `run_id` as it finds it, and a request taking that claim over must not adopt
+ * this (by then unrelated) run.
+ */
 const FILL = `UPDATE trellis_idempotency_keys SET name = $3, dag_run_id = $4, created_at_ms = $5,
-  pending_until = NULL WHERE key = $1 AND claim = $2 AND dag_run_id IS NULL`;
+  pending_until = NULL, run_id = NULL WHERE key = $1 AND claim = $2 AND dag_run_id IS NULL`;
 
 const PUT = `INSERT INTO trellis_idempotency_keys
     (key, fingerprint, request, name, dag_run_id, created_at_ms, claim)
   VALUES ($1, $2, $3, $4, $5, $6, $7)
   ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
     request = EXCLUDED.request, name = EXCLUDED.name, dag_run_id = EXCLUDED.dag_run_id,
-    created_at_ms = EXCLUDED.created_at_ms, claim = EXCLUDED.claim, pending_until = NULL`;
+    created_at_ms = EXCLUDED.created_at_ms, claim = EXCLUDED.claim, pending_until = NULL,
+    run_id = NULL`;
 
 /**
  * Idempotency keys in PostgreSQL (`trellis_idempotency_keys`), shared by every instance on the
@@ -88,11 +97,14 @@ export class PgIdempotencyJournal implements IdempotencyJournal {
     await this.#sweep(req);
     for (let i = 0; i < CLAIM_TRIES; i++) {
       const id = randomUUID();
-      const won = await this.#db.query(CLAIM, [
+      // the run's id, chosen now: a request taking this claim over finds the run made under it
+      const runId = uuidv7(req.nowMs);
+      const won = await this.#db.query<{ run_id: string }>(CLAIM, [
         ...[req.key, req.fingerprint, req.request, req.nowMs, id],
-        ...[this.#pendingForMs, req.ttlMs],
+        ...[this.#pendingForMs, req.ttlMs, runId],
       ]);
-      if (won.rowCount === 1) return this.#claimed(req.key, id);
+      const planned = won.rows[0]?.run_id;
+      if (planned !== undefined) return this.#claimed(req.key, id, planned, planned !== runId);
       const row = await this.#row(req.key);
       if (!row) continue; // released or swept since the insert: claim again
       const entry = entryOf(req.key, row);
@@ -102,9 +114,11 @@ export class PgIdempotencyJournal implements IdempotencyJournal {
     throw new Error(`Idempotency-Key "${req.key}" changed hands ${CLAIM_TRIES} times in a row`);
   }
 
-  #claimed(key: string, id: string): KeyClaim {
+  #claimed(key: string, id: string, runId: string, takenOver: boolean): KeyClaim {
     return {
       state: 'claimed',
+      runId,
+      takenOver,
       fill: async (e) => {
         await this.#db.query(FILL, [key, id, e.name, e.dagRunId, e.createdAtMs]);
       },
