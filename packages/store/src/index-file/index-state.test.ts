@@ -67,6 +67,13 @@ describe('IndexState', () => {
     expect(a?.root).not.toBe(b?.root);
   });
 
+  it('keeps a root with a key beyond name and dagRunId as it was read', () => {
+    const state = new IndexState();
+    const root = { name: 'one', dagRunId: 'a', extra: 1 } as RunSummary['root'];
+    applyParsed(state, summary('a', { root }));
+    expect(state.entries.get('a')?.summary.root).toEqual({ name: 'one', dagRunId: 'a', extra: 1 });
+  });
+
   it('shares at most 256 owners, and still keeps every run whole past them', () => {
     const state = new IndexState();
     const owner = (pid: number) => ({ pid, host: 'vm', processStart: 'x', workerId: 'local' });

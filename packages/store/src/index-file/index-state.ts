@@ -22,7 +22,7 @@ export class IndexState {
   offset = 0;
   /** Complete lines read from the current file (the compaction trigger). */
   lines = 0;
-  /** Owners by their fields, so a process's runs share one object (see {@link shareParts}). */
+  /** Owners by their fields, so a process's runs share one object (see `apply`). */
   readonly #owners = new Map<string, RunOwner>();
 
   /** Every entry, newest first (sorted once per change). */
@@ -53,12 +53,18 @@ export class IndexState {
   /**
    * `summary` with the parts many runs hold equal in one copy (a heap snapshot at 9,000 runs:
    * each parsed line had its own owner object and `processStart` string, and a second copy of
-   * the run's id in `root`): ~140 B of the ~750 B a run costs. Summaries are never changed in
-   * place (the store hands out copies of records), so sharing is safe.
+   * the run's id in `root`): ~140 B of the ~750 B a run costs. Sharing is safe because a
+   * summary is never changed in place, only replaced when its run changes (the rule
+   * packages/api/src/wire/run-summary-json.ts relies on to cache each summary's JSON text), and a
+   * `RunOwner`'s fields are readonly (packages/spec/src/model/run.ts). Only a root of exactly
+   * `name` and `dagRunId` is rebuilt from the run's own: one with anything more stays whole.
    */
   #shareParts(summary: RunSummary): RunSummary {
     const { root, owner } = summary;
-    const topLevel = root.name === summary.name && root.dagRunId === summary.dagRunId;
+    const topLevel =
+      root.name === summary.name &&
+      root.dagRunId === summary.dagRunId &&
+      Object.keys(root).length === 2;
     const startedAt =
       summary.startedAt === summary.createdAt ? summary.createdAt : summary.startedAt;
     return {
