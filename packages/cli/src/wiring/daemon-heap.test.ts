@@ -31,6 +31,7 @@ const fakeHeap = (live: number): FakeHeap => {
     collect: (compact: boolean) => {
       heap.collections++;
       heap.compacted.push(compact);
+      if (compact) heap.slackBytes = 0; // the survivors moved together: the pages went back
       old = live;
       young = 0;
     },
@@ -113,10 +114,10 @@ describe('IdleHeapTrim', () => {
     expect(heap.collections).toBe(3);
   });
 
-  it('compacts only in the settling collection, and only a fragmented old space', () => {
+  it('compacts an old space the first collection leaves fragmented, at once, and only such a one', () => {
     for (const [slack, compacts] of [
-      [20 * MiB, true],
-      [8 * MiB, false],
+      [20 * MiB, [false, true, false]],
+      [8 * MiB, [false, false]],
     ] as const) {
       const heap = fakeHeap(20 * MiB);
       heap.slackBytes = slack;
@@ -124,8 +125,66 @@ describe('IdleHeapTrim', () => {
       heap.set(40 * MiB);
       trim.check();
       for (let i = 0; i < 7; i++) trim.check(); // the first collection, then the settling one
-      expect(heap.compacted, `slack ${slack / MiB} MiB`).toEqual([false, compacts]);
+      expect(heap.compacted, `slack ${slack / MiB} MiB`).toEqual(compacts);
     }
+  });
+
+  it('compacts in the settling collection an old space fragmented since the first', () => {
+    const heap = fakeHeap(20 * MiB);
+    const trim = new IdleHeapTrim(heap);
+    heap.set(40 * MiB);
+    trim.check();
+    trim.check(); // the first collection
+    trim.check(); // quiet, but no slack to compact
+    heap.slackBytes = 12 * MiB; // V8's own collections since left half-empty pages
+    for (let i = 0; i < 5; i++) trim.check();
+    expect(heap.compacted).toEqual([false, true]);
+  });
+
+  it('compacts after a burst at the second quiet check, not in the first collection', () => {
+    const heap = fakeHeap(20 * MiB);
+    heap.slackBytes = 20 * MiB;
+    const trim = new IdleHeapTrim(heap);
+    for (const mb of [28, 36, 44]) {
+      heap.set(mb * MiB);
+      expect(trim.check()).toBe(false); // the burst
+    }
+    expect(trim.check()).toBe(true); // quiet: the first collection
+    expect(heap.compacted).toEqual([false]);
+    expect(trim.check()).toBe(true); // quiet again: the burst is over
+    expect(heap.compacted).toEqual([false, true]);
+  });
+
+  it('does not compact after a lucky quiet check under load: the settling GC does, once idle', () => {
+    const heap = fakeHeap(20 * MiB);
+    heap.slackBytes = 20 * MiB;
+    const trim = new IdleHeapTrim(heap);
+    heap.set(40 * MiB);
+    trim.check(); // the burst
+    expect(trim.check()).toBe(true); // one quiet check: the first collection
+    heap.set(22 * MiB); // work goes on: not quiet, not enough to arm
+    expect(trim.check()).toBe(false);
+    expect(trim.check()).toBe(false); // quiet, but the busy check came between
+    expect(heap.compacted).toEqual([false]);
+    const after = Array.from({ length: 10 }, () => trim.check());
+    expect(after.indexOf(true)).toBe(4); // the sixth quiet check after the busy one
+    expect(heap.compacted).toEqual([false, true]);
+  });
+
+  it('compacts no more than the settling GC when compaction leaves the old space fragmented', () => {
+    const heap = fakeHeap(20 * MiB);
+    const collect = heap.collect;
+    heap.collect = (compact) => {
+      collect(compact);
+      heap.slackBytes = 12 * MiB; // pages V8 could not free
+    };
+    heap.slackBytes = 20 * MiB;
+    const trim = new IdleHeapTrim(heap);
+    heap.set(40 * MiB);
+    trim.check();
+    const checks = Array.from({ length: 30 }, () => trim.check());
+    expect(checks.map((c, i) => (c ? i : -1)).filter((i) => i >= 0)).toEqual([0, 1, 6]);
+    expect(heap.compacted).toEqual([false, true, true]);
   });
 
   it('leaves a slowly allocating process alone: the young generation filling is no burst', () => {
