@@ -3,6 +3,7 @@ import { parseDagFile } from '@trellis/spec';
 import { FakeClock } from '@trellis/testkit';
 import type { ScheduledDag } from '../cron-scheduler.js';
 import { fireKey, RESUME_MARK_KEY, type FireLedger } from './fire-ledger.js';
+import { idleRoleDeps } from '../../test/support/role-deps.js';
 import { startSchedulerRole } from './scheduler-role.js';
 
 const scheduled = (name: string, cron: string): ScheduledDag => {
@@ -62,7 +63,6 @@ const leader = (
   const stop = new AbortController();
   const role = startSchedulerRole(
     {
-      clock,
       lease: {
         tryAcquire: () => Promise.resolve(opts.held?.value ?? true),
         renew: () => Promise.resolve(opts.held?.value ?? true),
@@ -71,24 +71,7 @@ const leader = (
       },
       fires,
       dags: () => Promise.resolve(dags),
-      runs: {
-        startLoaded: () => Promise.resolve({ record: { dagRunId: 'r1' }, queued: false }),
-        stopAll: () => Promise.resolve([]),
-        restart: () => Promise.resolve(undefined),
-        listRuns: () => Promise.resolve([]),
-      },
-      queues: {
-        reconcile: () => Promise.resolve(),
-        runsEnded: () => undefined,
-        releaseQueues: () => undefined,
-      },
-      lostRuns: {
-        store: { findOrphanedRuns: () => Promise.resolve([]), saveRun: () => Promise.resolve() },
-        clock,
-        processes: { processStartTime: () => undefined },
-      },
-      retentionPass: () => Promise.resolve({ totalRuns: 0, orphanedLogFolders: 0 }),
-      log: (l) => lines.push(l),
+      ...idleRoleDeps(clock, lines),
     },
     stop.signal,
   );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '@trellis/testkit';
+import { idleRoleDeps } from '../../test/support/role-deps.js';
 import { startSchedulerRole } from './scheduler-role.js';
 
 /** A leader whose second queue pass hangs (its store calls wait for connections) until ended. */
@@ -10,7 +11,6 @@ const leader = () => {
   const stop = new AbortController();
   const role = startSchedulerRole(
     {
-      clock,
       lease: {
         tryAcquire: () => Promise.resolve(t.held),
         renew: () => Promise.resolve(t.held),
@@ -20,25 +20,9 @@ const leader = () => {
       leaseEveryMs: 1000,
       leaseTtlMs: 3000,
       dags: () => Promise.resolve([]),
-      runs: {
-        startLoaded: () => Promise.resolve({ record: { dagRunId: 'r1' }, queued: false }),
-        stopAll: () => Promise.resolve([]),
-        restart: () => Promise.resolve(undefined),
-        listRuns: () => Promise.resolve([]),
-      },
-      queues: {
-        reconcile: () =>
-          ++t.passes === 2 ? new Promise<void>((r) => (t.endPass = r)) : Promise.resolve(),
-        runsEnded: () => undefined,
-        releaseQueues: () => undefined,
-      },
-      lostRuns: {
-        store: { findOrphanedRuns: () => Promise.resolve([]), saveRun: () => Promise.resolve() },
-        clock,
-        processes: { processStartTime: () => undefined },
-      },
-      retentionPass: () => Promise.resolve({ totalRuns: 0, orphanedLogFolders: 0 }),
-      log: (l) => lines.push(l),
+      ...idleRoleDeps(clock, lines, () =>
+        ++t.passes === 2 ? new Promise<void>((r) => (t.endPass = r)) : Promise.resolve(),
+      ),
     },
     stop.signal,
   );
