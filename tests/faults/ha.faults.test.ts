@@ -22,6 +22,12 @@ const RATE_PER_S = 20;
 const STREAM_MS = 60_000;
 const FAULT_AT_MS = 20_000;
 
+/** A scenario's progress on the test's output, with the seconds since it began (a hang's place). */
+const progress = (name: string): ((what: string) => void) => {
+  const t0 = Date.now();
+  return (what) => console.log(`${name}: ${what} at +${((Date.now() - t0) / 1000).toFixed(1)} s`);
+};
+
 afterAll(async () => {
   await stopServices();
 }, 60_000);
@@ -118,6 +124,7 @@ const verify = async (
   accepted: Map<string, string>,
   window: { from: number; takeover: number; steppedDown?: number },
   cause: RegExp,
+  step: (what: string) => void,
 ): Promise<void> => {
   // every run the database holds ends, accepted or not (a start the killed instance wrote but
   // never answered is a run too)
@@ -134,6 +141,7 @@ const verify = async (
     );
     throw e;
   }
+  step('every stored run final');
   const all = await storedRuns(c);
   const known = new Set(all.map((r) => r.dagRunId));
   const lost = [...accepted.keys()].filter((id) => !known.has(id));
@@ -142,6 +150,7 @@ const verify = async (
   const base = (): string => `${survivor.url}/api/v2`;
   const sample = [...accepted].filter((_, i) => i % 25 === 0);
   for (const [id, dag] of sample) await untilAllFinal(base, dag, [id], c.context);
+  step('the API agrees');
   const failed = all.filter((r) => r.status === 2);
   console.log(
     `${all.length} runs: ${failed.length} failed, e.g. ${JSON.stringify(failed[0] ?? {})}`,
@@ -168,7 +177,9 @@ const verify = async (
 
 describe('replicated coordinators under a stream of runs (issue 20)', () => {
   it('survives kill -9 of the leader: nothing lost, nothing twice, cron once a minute', async () => {
+    const step = progress('kill -9');
     const c = await startCluster('ha_kill');
+    step('cluster up');
     try {
       const first = await c.leader();
       const other = c.instances.find((s) => s !== first) as StartAll;
@@ -178,18 +189,23 @@ describe('replicated coordinators under a stream of runs (issue 20)', () => {
         first.proc.kill('SIGKILL');
         await c.leader([other]);
         takeover = Date.now();
+        step('taken over');
       });
       console.log(`kill -9: ${accepted.size} accepted, ${refused} refused`);
       expect(accepted.size).toBeGreaterThan(0);
       // the killed leader's own runs are failed by the survivor's recovery (docs/ha.md)
-      await verify(c, other, accepted, { from, takeover }, /died before it finished/);
+      await verify(c, other, accepted, { from, takeover }, /died before it finished/, step);
+      step('verified');
     } finally {
       await c.stop();
+      step('stopped');
     }
   }, 420_000);
 
   it('survives the leader frozen past its lease and resumed: it comes back a follower', async () => {
+    const step = progress('SIGSTOP');
     const c = await startCluster('ha_stop');
+    step('cluster up');
     try {
       const first = await c.leader();
       const other = c.instances.find((s) => s !== first) as StartAll;
@@ -201,6 +217,7 @@ describe('replicated coordinators under a stream of runs (issue 20)', () => {
         first.proc.kill('SIGSTOP');
         await c.leader([other]);
         takeover = Date.now();
+        step('taken over');
         // frozen for twice the lease (the fault's length, not a wait for an event)
         await new Promise((r) => setTimeout(r, frozenAt + 2 * LEASE.ttlMs - Date.now()));
         first.proc.kill('SIGCONT');
@@ -209,17 +226,27 @@ describe('replicated coordinators under a stream of runs (issue 20)', () => {
         const stepDown = /stepping down before it can expire|is stale/;
         await expect.poll(() => stepDown.test(first.output()), { timeout: 30_000 }).toBe(true);
         steppedDown = Date.now();
+        step('stepped down');
         await c.leader(); // exactly one leader, whichever
       });
       console.log(`SIGSTOP: ${accepted.size} accepted, ${refused} refused`);
       expect(accepted.size).toBeGreaterThan(0);
-      await verify(c, other, accepted, { from, takeover, steppedDown }, /died before it finished/);
+      await verify(
+        c,
+        other,
+        accepted,
+        { from, takeover, steppedDown },
+        /died before it finished/,
+        step,
+      );
       const metrics = await fetch(`${first.url}/api/v2/metrics`).then((r) => r.text());
       expect(metrics).toMatch(/^svc_leader_fenced_writes_total \d+/m);
       // one leader at the end, whichever it is
       await c.leader();
+      step('verified');
     } finally {
       await c.stop();
+      step('stopped');
     }
   }, 420_000);
 });

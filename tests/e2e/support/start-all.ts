@@ -85,15 +85,20 @@ export const startAll = async (
   };
 };
 
-/** A JSON call to the API under `base` (`.../api/v2`): status and parsed body (`{}` when empty). */
+/**
+ * A JSON call to the API under `base` (`.../api/v2`): status and parsed body (`{}` when empty);
+ * `signal` aborts it (a bound on a server that never answers).
+ */
 export const callApi = async (
   base: string,
   method: string,
   path: string,
   body?: unknown,
+  signal?: AbortSignal,
 ): Promise<{ status: number; body: Record<string, unknown> }> => {
   const res = await fetch(`${base}${path}`, {
     method,
+    ...(signal ? { signal } : {}),
     headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });

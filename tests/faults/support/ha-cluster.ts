@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,15 +84,19 @@ export const startCluster = async (name: string): Promise<HaCluster> => {
   const workers: WorkerProcess[] = [];
   for (const [i, port] of ports.entries())
     instances.push(
-      await startPgInstance({
-        root,
-        n: i + 1,
-        databaseUrl,
-        lease: LEASE,
-        // the stream's starts and the workers' reports share the pool: sized for 20 runs/s
-        env: { SVC_REDIS_URL: redis.url, SVC_DATABASE_POOL_SIZE: '20' },
-        args: ['--coordinator-port', String(port)],
-      }),
+      await within(
+        START_MS,
+        `start-all ${i + 1} serving`,
+        startPgInstance({
+          root,
+          n: i + 1,
+          databaseUrl,
+          lease: LEASE,
+          // the stream's starts and the workers' reports share the pool: sized for 20 runs/s
+          env: { SVC_REDIS_URL: redis.url, SVC_DATABASE_POOL_SIZE: '20' },
+          args: ['--coordinator-port', String(port)],
+        }),
+      ),
     );
   const addresses = ports.map((p) => `127.0.0.1:${p}`);
   for (const [i, id] of ['ha-w1', 'ha-w2'].entries()) {
@@ -100,15 +105,19 @@ export const startCluster = async (name: string): Promise<HaCluster> => {
     // each worker is given both addresses, the first one differing, so each instance has one
     const order = i === 0 ? addresses : [...addresses].reverse();
     workers.push(
-      await spawnWorker({
-        id,
-        labels: { pool: 'ha' },
-        coordinator: order.join(','),
-        redisUrl: redis.url,
-        concurrency: 8,
-        graceSec: 30,
-        home,
-      }),
+      await within(
+        START_MS,
+        `worker ${id} started`,
+        spawnWorker({
+          id,
+          labels: { pool: 'ha' },
+          coordinator: order.join(','),
+          redisUrl: redis.url,
+          concurrency: 8,
+          graceSec: 30,
+          home,
+        }),
+      ),
     );
   }
   const context = (...ids: string[]): string =>
@@ -132,7 +141,7 @@ export const startCluster = async (name: string): Promise<HaCluster> => {
     await expect
       .poll(
         async () => {
-          const roles = await Promise.all(candidates.map((c) => roleOf(c).catch(() => 'gone')));
+          const roles = await Promise.all(candidates.map((c) => answered(roleOf(c), 'gone')));
           found = candidates[roles.indexOf('leader')];
           return roles.filter((r) => r === 'leader').length;
         },
@@ -144,22 +153,98 @@ export const startCluster = async (name: string): Promise<HaCluster> => {
   const stop = async (): Promise<void> => {
     ledger.dispose();
     for (const s of instances) s.proc.kill('SIGCONT');
-    await Promise.all(workers.map((w) => w.stop().catch(() => null)));
-    await Promise.all(instances.map((s) => s.stop().catch(() => null)));
+    // a process that does not exit after SIGTERM is killed and named: a hang here would
+    // otherwise run out the test's time and leave the next scenario sharing its Redis
+    const late: string[] = [];
+    const bounded = (
+      what: string,
+      p: { proc: ChildProcess; stop(): Promise<unknown>; output(): string },
+    ) =>
+      untilExit(p, STOP_MS).then((ok) => {
+        // start-all gives up on a part that does not stop, and says so (shutdown-phases.ts)
+        if (!ok || p.output().includes('did not stop; exiting'))
+          late.push(`${what} (pid ${String(p.proc.pid)}):\n${p.output().slice(-4000)}`);
+      });
+    await Promise.all(workers.map((w) => bounded(`worker ${w.id}`, w)));
+    await Promise.all(instances.map((s, i) => bounded(`start-all ${i + 1}`, s)));
     await db.end();
     rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+    if (late.length > 0)
+      throw new Error(
+        `not stopped in time after SIGTERM (killed after ${STOP_MS / 1000} s):\n${late.join('\n')}`,
+      );
   };
   return { root, db, ledger, instances, workers, leader, context, stop };
+};
+
+/** How long a process of the cluster may take to start (its "serving" or "started" line). */
+const START_MS = 60_000;
+
+/** `p`, or an error naming `what` when it has not settled within `ms`. */
+const within = async <T>(ms: number, what: string, p: Promise<T>): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s`)), ms)),
+  );
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+/** How long a process may take to exit after SIGTERM in a scenario's clean-up. */
+const STOP_MS = 60_000;
+
+/** SIGTERM and wait up to `ms` for the exit; false (and SIGKILL) when it did not come. */
+const untilExit = async (
+  p: { proc: ChildProcess; stop(): Promise<unknown> },
+  ms: number,
+): Promise<boolean> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  const ok = await Promise.race([
+    p.stop().then(
+      () => true,
+      () => true,
+    ),
+    late,
+  ]);
+  clearTimeout(timer);
+  if (!ok) p.proc.kill('SIGKILL');
+  return ok;
+};
+
+/** `p`'s value, or `none` when it fails or takes over 20 s (a frozen instance's health call). */
+const answered = async <T>(p: Promise<T>, none: T): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((r) => (timer = setTimeout(() => r(none), 20_000)));
+  const v = await Promise.race([p.catch(() => none), late]);
+  clearTimeout(timer);
+  return v;
 };
 
 /** True while `s` has not exited. */
 export const alive = (s: StartAll): boolean =>
   s.proc.exitCode === null && s.proc.signalCode === null;
 
-/** POSTs a start of `dag` to `s`: the run id when accepted (2xx), else undefined. */
+/**
+ * POSTs a start of `dag` to `s`: the run id when accepted (2xx), else undefined; throws when no
+ * answer came within {@link ANSWER_MS}.
+ */
 export const startRun = async (s: StartAll, dag: string): Promise<string | undefined> => {
-  const r = await callApi(`${s.url}/api/v2`, 'POST', `/dags/${dag}/start`, {}).catch(
+  const signal = AbortSignal.timeout(ANSWER_MS);
+  const r = await callApi(`${s.url}/api/v2`, 'POST', `/dags/${dag}/start`, {}, signal).catch(
     () => undefined,
   );
+  // refused or cut is an outcome; no answer at all is a server's bug, named here
+  if (signal.aborted)
+    throw new Error(
+      `POST /dags/${dag}/start to ${s.url} (pid ${String(s.proc.pid)}, ${s.proc.signalCode ?? 'not signalled'}) got no answer within ${ANSWER_MS / 1000} s; its output:\n${s.output().slice(-5000)}`,
+    );
   return r && r.status >= 200 && r.status < 300 ? (r.body.dagRunId as string) : undefined;
 };
+
+/** How long a start may go unanswered (a frozen instance answers on resuming, seconds later). */
+const ANSWER_MS = 60_000;

@@ -22,6 +22,7 @@ import { dagDefinitionsOf, makeRuntime, type Runtime } from './runtime.js';
 import type { LeaderFacts } from './leader-lease.js';
 import { startSchedulerRole, type SchedulerStatus } from './scheduler-role.js';
 import { SHUTDOWN_GRACE_MS } from './shutdown.js';
+import { SHUTDOWN_SLACK_MS, stopInPhases } from './shutdown-phases.js';
 import { startWebhooks } from './webhooks.js';
 import { idempotentTriggers } from './idempotency.js';
 
@@ -38,8 +39,10 @@ export interface ServingApp {
   /**
    * After the server stopped accepting: no new runs from schedules or queues, the runs finish
    * within the grace period, then webhooks, the fleet, the tracer and the store are closed.
+   * `onLate` names the part still stopping when all this takes more than the grace period and
+   * {@link SHUTDOWN_SLACK_MS} (shutdown-phases.ts).
    */
-  stop(): Promise<void>;
+  stop(onLate: (part: string) => void): Promise<void>;
 }
 
 /** Wires the runtime and the app; undefined (the reason said) when the fleet cannot start. */
@@ -93,15 +96,27 @@ export const wireApp = async (
           io.err(`warning: reading the DAGs folder failed: ${(e as Error).message}`),
         );
     },
-    stop: async () => {
-      stopScheduler.abort(); // no new runs from schedules or queues
-      await scheduler?.done;
-      await rt.runs.drain(SHUTDOWN_GRACE_MS);
-      await webhooks.stop(); // after the runs: their final events are journaled first
-      await fleet?.stop();
-      await rt.tracer.shutdown();
-      await rt.closeStore(); // after the runs and the fleet: their last saves are made
-    },
+    stop: (onLate) =>
+      stopInPhases(
+        [
+          [
+            "the scheduler's loops",
+            async () => {
+              stopScheduler.abort(); // no new runs from schedules or queues
+              await scheduler?.done;
+            },
+          ],
+          ['the runs', () => rt.runs.drain(SHUTDOWN_GRACE_MS)],
+          // after the runs: their final events are journaled first
+          ['the webhooks', () => webhooks.stop()],
+          ['the fleet', async () => fleet?.stop()],
+          ['the tracer', () => rt.tracer.shutdown()],
+          // after the runs and the fleet: their last saves are made
+          ['the store', () => rt.closeStore()],
+        ],
+        SHUTDOWN_GRACE_MS + SHUTDOWN_SLACK_MS,
+        onLate,
+      ),
   };
 };
 

@@ -10,7 +10,8 @@ import { createApiServer, type ApiServer } from './api-server.js';
 import { ensureFolders } from './folders.js';
 import type { ServingApp } from './serve-app.js';
 import { serveGate, type ServeGateOptions } from './serve-gate.js';
-import { shutdownSignal } from './shutdown.js';
+import { SHUTDOWN_GRACE_MS, shutdownSignal } from './shutdown.js';
+import { SHUTDOWN_SLACK_MS } from './shutdown-phases.js';
 import { importInStages } from './staged-import.js';
 
 export interface ServeOptions {
@@ -97,11 +98,18 @@ export const serve = async (
   ready.serving();
   if (!early.earlyHealth) announce();
 
-  await until;
+  const signal = await until;
   stopReloads();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  await ready.stop();
+  await ready.stop((part) => {
+    // a part that never stops must not keep the process (and its port) forever
+    const s = (SHUTDOWN_GRACE_MS + SHUTDOWN_SLACK_MS) / 1000;
+    io.err(
+      `trellis: the shutdown${typeof signal === 'string' ? ` on ${signal}` : ''} did not finish within ${s}s: ${part} did not stop; exiting with status 1`,
+    );
+    process.exit(ExitCode.Failure);
+  });
   server.closeAllConnections();
   await closed;
   io.out('Trellis stopped');

@@ -68,3 +68,67 @@ describe('PgDb pool size', () => {
     }
   });
 });
+
+/**
+ * A steady load on `db`: `n` callers each making short queries (50 ms on the server) one after
+ * the other, `rounds` times or until `stop()`: the pool's queue stays `n - poolSize` deep while
+ * the server answers.
+ */
+const steadyLoad = (db: PgDb, n: number, rounds = Infinity) => {
+  let stopped = false;
+  const done = Promise.all(
+    Array.from({ length: n }, async () => {
+      for (let i = 0; i < rounds && !stopped; i++)
+        // the load's own calls wait behind each other too: a busy error of theirs is not the test's
+        await db.query('SELECT pg_sleep(0.05)').catch(() => undefined);
+    }),
+  );
+  return { done, stop: () => void (stopped = true) };
+};
+
+describe('PgDb: a busy pool (every connection in use, the server answering)', () => {
+  it('keeps a call waiting past the connect timeout while the server answers the others', async () => {
+    const db = new PgDb({
+      url: `${pg.url}?application_name=${APP}_busy`,
+      poolSize: 1,
+      connectTimeoutMs: 300,
+    });
+    // twelve callers, three rounds each: the call below waits behind ~600 ms of queries at
+    // each try (longer than the connect timeout) and ~1.8 s in all
+    const load = steadyLoad(db, 12, 3);
+    try {
+      await expect.poll(() => db.pool.waitingCount).toBe(11);
+      const call = await db.query<{ one: number }>('SELECT 1 AS one');
+      expect(call.rows[0]?.one).toBe(1);
+    } finally {
+      load.stop();
+      await load.done;
+      await db.end();
+    }
+  });
+
+  it('fails after busyWaitMs, naming the pool size and SVC_DATABASE_POOL_SIZE', async () => {
+    const db = new PgDb({
+      url: `${pg.url}?application_name=${APP}_busy`,
+      poolSize: 1,
+      connectTimeoutMs: 300,
+      busyWaitMs: 1000,
+    });
+    const load = steadyLoad(db, 12);
+    try {
+      await expect.poll(() => db.pool.waitingCount).toBe(11);
+      const error = await db.query('SELECT 1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: 'service_unavailable' });
+      expect((error as Error).message).toMatch(
+        /busy: a call waited \d+ s for one of the pool's 1 connections.*raise SVC_DATABASE_POOL_SIZE \(now 1\)/,
+      );
+    } finally {
+      load.stop();
+      await load.done;
+      await db.end();
+    }
+  });
+});

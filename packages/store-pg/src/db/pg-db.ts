@@ -20,6 +20,11 @@ export interface PgDbOptions {
   readonly warn?: (message: string) => void;
   /** When this process did not run (a test gives its own). @default the process's stall timer */
   readonly stalls?: StallSource;
+  /**
+   * How long in all a call waits for a connection while the server answers the pool's other
+   * calls (a busy pool, not a server away) before it fails. @default 30000
+   */
+  readonly busyWaitMs?: number;
 }
 
 /** A query runner: the pool, or one client inside a transaction. */
@@ -82,13 +87,19 @@ export class PgDb implements Queryable {
   readonly pool: pg.Pool;
   readonly #connectTimeoutMs: number;
   readonly #stalls: StallSource;
+  readonly #poolSize: number;
+  readonly #busyWaitMs: number;
+  /** When (`performance.now()`) the server last answered one of this pool's calls. */
+  #answeredAt = -Infinity;
 
   constructor(opts: PgDbOptions) {
     this.#connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
     this.#stalls = opts.stalls ?? loopStalls();
+    this.#poolSize = opts.poolSize ?? 10;
+    this.#busyWaitMs = opts.busyWaitMs ?? 30_000;
     this.pool = new pg.Pool({
       connectionString: opts.url,
-      max: opts.poolSize ?? 10,
+      max: this.#poolSize,
       connectionTimeoutMillis: this.#connectTimeoutMs,
       query_timeout: opts.queryTimeoutMs ?? 30_000,
       keepAlive: true,
@@ -137,27 +148,48 @@ export class PgDb implements Queryable {
   }
 
   /**
-   * Runs `attempt` (a pool call that first takes a connection), and once more when the pool's
-   * connect timer failed it although this process ran for less than that timeout while it
-   * waited: it was frozen (SIGSTOP) or blocked past the timer's due time, and the timer fired on
-   * resuming before the connection's answer, there all along, was read (`LoopStalls`). Only
-   * when a stall of at least `STALL_MS` was noted within the wait: a timer fires up to a
-   * millisecond early by `performance.now()`, so "ran less than the timeout" alone would retry a
-   * real outage now and then (another whole timeout before the 503). Safe to repeat: no
-   * statement was sent. Once only: the second wait has the whole timeout to run.
+   * Runs `attempt` (a pool call that first takes a connection). When the pool's connect timer
+   * failed it, it is made again (safe: no statement was sent):
+   * - once, when this process ran for less than that timeout while it waited: it was frozen
+   *   (SIGSTOP) or blocked past the timer's due time, and the timer fired on resuming before the
+   *   connection's answer, there all along, was read (`LoopStalls`). Only when a stall of at
+   *   least `STALL_MS` was noted within the wait: a timer fires up to a millisecond early by
+   *   `performance.now()`, so "ran less than the timeout" alone would retry a real outage now and
+   *   then (another whole timeout before the 503);
+   * - while the server answered another of the pool's calls during the wait (the pool's
+   *   connections were all busy: a burst, not an outage), for `busyWaitMs` in all; then it fails
+   *   naming the pool's size and how to raise it.
    */
   async #connecting<T>(attempt: () => Promise<T>): Promise<T> {
-    const from = performance.now();
-    try {
-      return await attempt();
-    } catch (e) {
-      if (!isConnectTimeout(e)) throw e;
-      await nextTurn(); // the stall timer, due in the same timers phase, has noted the stall
-      const to = performance.now();
-      const stalled = this.#stalls.stalledWithin(from, to) >= STALL_MS;
-      if (!stalled || this.#stalls.ranWithin(from, to) >= this.#connectTimeoutMs) throw e;
-      return attempt();
+    const first = performance.now();
+    for (let tries = 0; ; tries++) {
+      const from = performance.now();
+      try {
+        const out = await attempt();
+        this.#answeredAt = performance.now();
+        return out;
+      } catch (e) {
+        if (!isConnectTimeout(e)) throw e;
+        await nextTurn(); // the stall timer, due in the same timers phase, has noted the stall
+        const to = performance.now();
+        if (tries === 0 && this.#frozenWithin(from, to)) continue;
+        if (this.#answeredAt <= from) throw e;
+        if (to - first < this.#busyWaitMs) continue;
+        throw new AppError(
+          ErrorCode.ServiceUnavailable,
+          `the PostgreSQL store is busy: a call waited ${Math.round((to - first) / 1000)} s for one of the pool's ${this.#poolSize} connections while the server answered others: raise SVC_DATABASE_POOL_SIZE (now ${this.#poolSize}) or lower the load`,
+          { store: 'postgres' },
+        );
+      }
     }
+  }
+
+  /** True when a stall was noted within `from`..`to` and the process ran less than the timeout. */
+  #frozenWithin(from: number, to: number): boolean {
+    return (
+      this.#stalls.stalledWithin(from, to) >= STALL_MS &&
+      this.#stalls.ranWithin(from, to) < this.#connectTimeoutMs
+    );
   }
 
   /** Closes every connection. */
