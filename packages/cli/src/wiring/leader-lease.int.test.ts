@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RESUME_MARK_KEY } from '@trellis/scheduler';
 import { FakeClock, startPostgres, type PrivatePostgres } from '@trellis/testkit';
 import { sharedDbInstances } from '../../test/support/shared-db-instances.js';
+import { PgDb } from '@trellis/store-pg';
 import { pgLeadership } from './leader-lease.js';
 
 /** The leader's resume mark is fenced like a claim: refused under a stale token, and counted. */
@@ -49,4 +50,35 @@ it('refuses a resume mark under a stale lease token, and counts it as a fenced w
   // the new leader's mark is recorded, and counts nothing
   await b.fires.markResumed(new Date('2026-03-01T10:05:00Z'));
   expect(b.facts.fencedWrites()).toBe(0);
+}, 60_000);
+
+it('takes and renews the lease while every connection of the shared pool is busy', async () => {
+  const url = await pg.createDatabase('leader_lease_busy');
+  const lines: string[] = [];
+  const rt = await instance(2, url, lines);
+  const shared = rt.database;
+  if (shared === undefined) throw new Error('no database');
+  // a pool of one connection, held by a query waiting for a lock the test holds
+  const busy = new PgDb({ url, poolSize: 1, connectTimeoutMs: 500 });
+  const holder = await shared.pool.connect();
+  const a = pgLeadership(busy, rt.config, (l) => lines.push(l), {
+    clock: new FakeClock(Date.now()),
+    onRecordSaved: () => undefined,
+  });
+  try {
+    await holder.query('SELECT pg_advisory_lock(4245)');
+    const blocked = busy.query('SELECT pg_advisory_xact_lock_shared(4245)');
+    await expect.poll(() => busy.pool.waitingCount + busy.pool.idleCount).toBe(0);
+    expect(busy.pool.totalCount).toBe(1);
+    // the lease has its own connection: neither waits for the busy pool (its 500 ms timeout)
+    expect(await a.lease.tryAcquire()).toBe(true);
+    expect(await a.lease.renew()).toBe(true);
+    await holder.query('SELECT pg_advisory_unlock(4245)');
+    await blocked;
+  } finally {
+    holder.release();
+    await a.lease.release();
+    await a.close();
+    await busy.end();
+  }
 }, 60_000);

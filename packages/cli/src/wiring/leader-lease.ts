@@ -9,7 +9,7 @@ import {
   type ScheduleKind,
 } from '@trellis/scheduler';
 import type { DagRunRecord } from '@trellis/spec';
-import { fencedDb, PgLease, PgRunStore, PgScheduleFires, type PgDb } from '@trellis/store-pg';
+import { fencedDb, PgDb, PgLease, PgRunStore, PgScheduleFires } from '@trellis/store-pg';
 
 /** The lease row replicated coordinators elect their leader with. */
 const LEASE_NAME = 'scheduler';
@@ -33,6 +33,8 @@ export interface PgLeadership {
    * runs only while the lease row has this instance's holder and token (`fencedDb`).
    */
   readonly writes: PgRunStore;
+  /** Closes the lease's own connection (after the role ended and released the lease). */
+  close(): Promise<void>;
 }
 
 /** What the fenced store needs besides the pool (as the runtime's own store has). */
@@ -61,7 +63,16 @@ export const pgLeadership = (
 ): PgLeadership => {
   const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
   const ttlMs = config.database?.leaseTtlMs ?? 3000;
-  const pg = new PgLease({ db, name: LEASE_NAME, holder, ttlMs });
+  // the lease's own connection: a renewal never waits behind the pool's work (a burst of starts
+  // on a busy pool made a leader step down, and left the replicated set without one)
+  const leaseDb = new PgDb({
+    url: config.database?.url ?? '',
+    poolSize: 1,
+    connectTimeoutMs: ttlMs,
+    queryTimeoutMs: ttlMs,
+    warn: (m) => log(`scheduler: the lease's connection: ${m}`),
+  });
+  const pg = new PgLease({ db: leaseDb, name: LEASE_NAME, holder, ttlMs });
   const ledger = new PgScheduleFires(db, holder, { warn: log });
   let fenced = 0;
   const lease: SchedulerLease = {
@@ -117,5 +128,6 @@ export const pgLeadership = (
     facts: { fencedWrites: () => fenced },
     leaseEveryMs: config.database?.leaseRenewMs ?? 1000,
     leaseTtlMs: ttlMs,
+    close: () => leaseDb.end(),
   };
 };

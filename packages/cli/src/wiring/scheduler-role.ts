@@ -84,5 +84,8 @@ export const startSchedulerRole = async (
     },
     signal,
   );
-  return pg ? { ...role, leader: pg.facts } : role;
+  if (!pg) return role;
+  // the lease's connection closes once the role released the lease
+  const done = role.done.finally(() => pg.close().catch(() => undefined));
+  return { ...role, done, leader: pg.facts };
 };

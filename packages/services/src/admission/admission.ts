@@ -71,13 +71,18 @@ export class Admission {
    * One decision, against one kind of ledger: where the queues run, the live ledger (decisions
    * are synchronous against it, so two starts never share the last slot); elsewhere (a CLI
    * `start`, a server without the scheduler role) the queue's ledger as the store knows it,
-   * one admission per queue at a time. Only the queue process hands runs to workers.
+   * one admission per queue at a time when the queue has a limit. Only the queue process hands
+   * runs to workers.
    */
   async admit(req: AdmitRequest): Promise<StartedRun> {
     const s = this.#s;
     const q = queueOf(req.dag, s.customQueues, req.queue);
     const live = s.ledger;
     if (live !== undefined) return this.#decide(req, q, live, true);
+    // a queue without a limit has no slot to share: its starts need no turn (a burst of them
+    // would otherwise wait on each other's store writes); a singleton's check still takes one
+    if (q.capacity === Infinity && req.singleton !== true)
+      return this.#decide(req, q, await this.#pass.ledgerOf(q), false);
     return serial(s.admissions, q.name, async () =>
       this.#decide(req, q, await this.#pass.ledgerOf(q), false),
     );
