@@ -11,3 +11,10 @@ await main();
 // connections, when it could not listen) must not keep the process alive. stdout and stderr are
 // synchronous on Linux (files, pipes, terminals), so nothing written is lost.
 if (process.exitCode) process.exit();
+// a service that stopped cleanly ends even when a handle it forgot holds the event loop
+const { guardLinger } = await import('../dist/wiring/linger-guard.js');
+guardLinger(process.argv.slice(2), 0, {
+  err: (line) => process.stderr.write(`${line}\n`),
+  exit: (code) => process.exit(code),
+  resources: () => process.getActiveResourcesInfo(),
+});

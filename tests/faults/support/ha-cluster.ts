@@ -162,6 +162,10 @@ export const startCluster = async (name: string): Promise<HaCluster> => {
     ) =>
       untilExit(p, STOP_MS).then((ok) => {
         // start-all gives up on a part that does not stop, and says so (shutdown-phases.ts)
+        // a stopped process that something still held is ended by the binary (linger-guard.ts);
+        // what held it is printed for the next reader
+        const held = /still running .* held by: .*/.exec(p.output());
+        if (held) console.log(`${what}: ${held[0]}`);
         if (!ok || p.output().includes('did not stop; exiting'))
           late.push(`${what} (pid ${String(p.proc.pid)}):\n${p.output().slice(-4000)}`);
       });
