@@ -45,11 +45,14 @@ export class PgStopRequests {
   watch(ref: RunRef, root: RunRef | undefined, onStop: () => void): () => void {
     let done = false;
     let timer: NodeJS.Timeout | undefined;
+    // a watch never holds the process by itself (a run's own work does), nor polls on after
+    // the store closed when its run's disposer was missed: the timer is unref'd
+    const again = (): void => void (timer = setTimeout(check, STOP_POLL_MS)).unref();
     const check = (): void => {
       this.isRequested(ref, root).then(
         (stop) => {
           if (done) return;
-          if (!stop) return void (timer = setTimeout(check, STOP_POLL_MS));
+          if (!stop) return again();
           done = true;
           try {
             onStop();
@@ -58,7 +61,7 @@ export class PgStopRequests {
           }
         },
         () => {
-          if (!done) timer = setTimeout(check, STOP_POLL_MS); // the database away: try again
+          if (!done) again(); // the database away: try again
         },
       );
     };
