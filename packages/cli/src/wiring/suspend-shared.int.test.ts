@@ -55,7 +55,13 @@ it("the leader's cron skips a DAG suspended through another instance", async () 
   // awaits each pass), so a start of held in the first pass would have landed by then
   for (const minute of [1, 2]) {
     await clock.advanceBy(60_000);
-    await expect.poll(() => runsOf('tick'), { timeout: 10_000 }).toBe(minute);
+    try {
+      await expect.poll(() => runsOf('tick'), { timeout: 10_000 }).toBe(minute);
+    } catch (e) {
+      // what the role said (a claim retried on the fake clock, a store call failed)
+      console.log(`minute ${minute}: the role's lines:\n${lines.join('\n')}`);
+      throw e;
+    }
   }
   expect(await runsOf('held')).toBe(0);
   stop.abort();
