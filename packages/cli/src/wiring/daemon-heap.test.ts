@@ -1,49 +1,10 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { DAEMON_TRIM, IdleHeapTrim, v8Heap, type HeapPort } from './daemon-heap.js';
+import { fakeHeap } from '../../test/support/fake-heap.js';
+import { IdleHeapTrim, v8Heap } from './daemon-heap.js';
 
 const MiB = 1024 * 1024;
-
-type FakeHeap = HeapPort & {
-  /** Sets the old generation's use (the young generation's is added to it). */
-  set(bytes: number): void;
-  /** Sets the young generation's use. */
-  young(bytes: number): void;
-  collections: number;
-  /** Whether each collection compacted, in order. */
-  compacted: boolean[];
-  /** The old space's slack (committed minus used) the heap reports. */
-  slackBytes: number;
-};
-
-/** A heap whose use the test sets; a collection brings it back to `live`, all old. */
-const fakeHeap = (live: number): FakeHeap => {
-  let old = live;
-  let young = 0;
-  const heap = {
-    collections: 0,
-    compacted: [] as boolean[],
-    slackBytes: 0,
-    used: () => old + young,
-    old: () => old,
-    slack: () => heap.slackBytes,
-    collect: (compact: boolean) => {
-      heap.collections++;
-      heap.compacted.push(compact);
-      if (compact) heap.slackBytes = 0; // the survivors moved together: the pages went back
-      old = live;
-      young = 0;
-    },
-    set: (bytes: number) => {
-      old = bytes;
-    },
-    young: (bytes: number) => {
-      young = bytes;
-    },
-  };
-  return heap;
-};
 
 describe('IdleHeapTrim', () => {
   it('collects once when a burst that grew the heap is over, not while it goes on', () => {
@@ -198,48 +159,6 @@ describe('IdleHeapTrim', () => {
       trim.check();
     }
     expect(heap.collections).toBe(0);
-  });
-});
-
-describe("a daemon's trim (DAEMON_TRIM)", () => {
-  /**
-   * A burst on a fragmented heap with the daemon's settings: busy until `endMs` (the old
-   * generation growing at every check), then idle. The time of each collection, from the
-   * burst's end to the check that made it, and whether it compacted.
-   */
-  const afterBurst = (endMs: number) => {
-    const heap = fakeHeap(20 * MiB);
-    heap.slackBytes = 20 * MiB;
-    const trim = new IdleHeapTrim(heap, DAEMON_TRIM.options);
-    const made: [number, boolean][] = [];
-    for (let t = DAEMON_TRIM.checkMs; t < endMs + 20_000; t += DAEMON_TRIM.checkMs) {
-      if (t <= endMs) heap.set(20 * MiB + t * 1024); // 1 KiB a ms: the burst
-      if (trim.check()) made.push([t - endMs, heap.compacted.at(-1) ?? false]);
-    }
-    return made;
-  };
-
-  it("compacts within 1.5 s of a burst's end, whatever the phase of the checks", () => {
-    for (let endMs = 10_000; endMs < 10_000 + DAEMON_TRIM.checkMs; endMs += 50) {
-      const compactedAt = afterBurst(endMs).find(([, compacted]) => compacted)?.[0];
-      expect(compactedAt, `burst ending at ${endMs} ms`).toBeLessThanOrEqual(1500);
-    }
-  });
-
-  it('waits for 1 s of quiet before the first collection, and settles 6 s after it', () => {
-    const made = afterBurst(10_000);
-    expect(made.map(([, c]) => c)).toEqual([false, true, false]);
-    expect(made[0]![0]).toBeGreaterThanOrEqual(1000);
-    expect(made[2]![0] - made[0]![0]).toBe(6000);
-  });
-
-  it('does not collect after one quiet check in a burst', () => {
-    const heap = fakeHeap(20 * MiB);
-    const trim = new IdleHeapTrim(heap, DAEMON_TRIM.options);
-    for (let i = 1; i <= 40; i++) {
-      if (i % 2 === 0) heap.set(20 * MiB + i * MiB); // every other check busy
-      expect(trim.check()).toBe(false);
-    }
   });
 });
 
