@@ -63,7 +63,7 @@ export default async function run() {
       const tree = treeMb(server.pid);
       const rss = rssMb(server.pid);
       const heap = await heapOf(server);
-      // and once the server's settling GC has run (wiring/daemon-heap.ts: 6 quiet 1 s checks
+      // and once the server's settling GC has run (wiring/daemon-heap.ts: 12 quiet 500 ms checks
       // after the first trim), to tell the garbage of the burst from what the history holds
       await sleep(9000);
       rows.push(
