@@ -1,7 +1,5 @@
 import type { HeapPort } from '../../src/wiring/daemon-heap.js';
 
-const MiB = 1024 * 1024;
-
 export type FakeHeap = HeapPort & {
   /** Sets the old generation's use (the young generation's is added to it). */
   set(bytes: number): void;
