@@ -221,13 +221,8 @@ const untilExit = async (
 };
 
 /** `p`'s value, or `none` when it fails or takes over 20 s (a frozen instance's health call). */
-const answered = async <T>(p: Promise<T>, none: T): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<T>((r) => (timer = setTimeout(() => r(none), 20_000)));
-  const v = await Promise.race([p.catch(() => none), late]);
-  clearTimeout(timer);
-  return v;
-};
+const answered = <T>(p: Promise<T>, none: T): Promise<T> =>
+  within(20_000, 'an answer', p).catch(() => none);
 
 /** True while `s` has not exited. */
 export const alive = (s: StartAll): boolean =>
