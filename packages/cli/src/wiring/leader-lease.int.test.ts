@@ -50,6 +50,7 @@ it('refuses a resume mark under a stale lease token, and counts it as a fenced w
   // the new leader's mark is recorded, and counts nothing
   await b.fires.markResumed(new Date('2026-03-01T10:05:00Z'));
   expect(b.facts.fencedWrites()).toBe(0);
+  await Promise.all([a.close(), b.close()]); // each lease's own connection
 }, 60_000);
 
 it('takes and renews the lease while every connection of the shared pool is busy', async () => {

@@ -45,8 +45,8 @@ export class PgStopRequests {
   watch(ref: RunRef, root: RunRef | undefined, onStop: () => void): () => void {
     let done = false;
     let timer: NodeJS.Timeout | undefined;
-    // a watch never holds the process by itself (a run's own work does), nor polls on after
-    // the store closed when its run's disposer was missed: the timer is unref'd
+    // unref'd: a watch never holds the process by itself (a run's own work does), so one whose
+    // disposer was missed cannot keep a stopped process alive (it still polls while it lives)
     const again = (): void => void (timer = setTimeout(check, STOP_POLL_MS)).unref();
     const check = (): void => {
       this.isRequested(ref, root).then(
